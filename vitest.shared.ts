@@ -2,9 +2,10 @@
 // (the "@aigw/source" export condition), and packages that need real services opt into the
 // testkit global setup, which starts Postgres, Redis and NATS once per run.
 import { fileURLToPath } from 'node:url';
+import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
-const conditions = ['@aigw/source', 'module', 'node', 'import', 'default'];
+const conditions = ['@aigw/source', ...defaultServerConditions];
 const globalSetup = fileURLToPath(new URL('./packages/testkit/src/global-setup.ts', import.meta.url));
 
 export interface SharedOptions {
@@ -17,7 +18,7 @@ export interface SharedOptions {
 export function sharedConfig(options: SharedOptions = {}): ViteUserConfig {
   return defineConfig({
     resolve: { conditions },
-    ssr: { resolve: { conditions, externalConditions: conditions } },
+    ssr: { resolve: { conditions } },
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
       testTimeout: options.testTimeout ?? 20_000,

@@ -1,0 +1,7 @@
+// Every control-plane migration, in order. Forward-only: never edit one that has shipped.
+import type { Migrations } from '@aigw/db';
+import * as outbox from './0001-outbox.js';
+
+export const migrations: Migrations = {
+  '0001-outbox': outbox,
+};

@@ -1,0 +1,28 @@
+# syntax=docker/dockerfile:1
+# @aigw/control-plane: build the workspace, then ship only the app's production dependencies on Node 24.
+# Build from the repository root: docker build -f deploy/control-plane.Dockerfile -t aigw/control-plane .
+
+FROM node:24-bookworm-slim AS build
+ENV COREPACK_INTEGRITY_KEYS=0 PNPM_HOME=/pnpm PATH=/pnpm:$PATH
+RUN corepack enable
+WORKDIR /repo
+COPY pnpm-lock.yaml pnpm-workspace.yaml package.json .npmrc ./
+RUN pnpm fetch
+COPY . .
+RUN pnpm install --frozen-lockfile --offline \
+ && pnpm exec turbo run build --filter=@aigw/control-plane... \
+ && pnpm --filter=@aigw/control-plane deploy --prod --legacy /out
+
+FROM node:24-bookworm-slim AS runtime
+ENV NODE_ENV=production PORT=8788
+WORKDIR /app
+# Code stays owned by root: the non-root user can read it but not change it.
+COPY --from=build /out/package.json ./package.json
+COPY --from=build /out/node_modules ./node_modules
+COPY --from=build /out/dist ./dist
+USER node
+EXPOSE 8788 50051
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8788)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,85 @@
+// Settings: parse the environment once against a zod schema, report every bad setting, freeze.
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`invalid settings:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parse `env` with `schema`; throws ConfigError naming every bad setting. The result is deep-frozen. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: Env): Readonly<z.output<S>> {
+  // Empty strings mean "unset": `FOO=` in a .env file must fall back to the default.
+  const cleaned: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') cleaned[key] = value;
+  }
+  const result = schema.safeParse(cleaned);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const name = issue.path.length > 0 ? issue.path.join('.') : '(settings)';
+        const received = issue.path.length === 1 ? cleaned[String(issue.path[0])] : undefined;
+        return received === undefined
+          ? `${name}: ${issue.message}`
+          : `${name}: ${issue.message} (got ${JSON.stringify(redactValue(name, received))})`;
+      }),
+    );
+  }
+  return deepFreeze(result.data);
+}
+
+function redactValue(name: string, value: string): string {
+  return /KEY|SECRET|PASSWORD|TOKEN/i.test(name) ? '<redacted>' : value;
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+// Reusable setting types, so every app spells the same thing the same way.
+
+export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
+
+export const logLevel = z
+  .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  .default('info');
+
+/** Spec part 8: feature flags are on unless set to `OFF` (any other value is a typo and rejected). */
+export const featureFlag = z
+  .enum(['ON', 'OFF', 'on', 'off', 'true', 'false'])
+  .default('ON')
+  .transform((v) => v === 'ON' || v === 'on' || v === 'true');
+
+export const serviceUrl = (protocols: readonly string[]) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: `must be a URL with scheme ${protocols.join(' or ')}` },
+  );
+
+export const durationMs = (fallback: number) =>
+  z.coerce.number().int().min(0).max(3_600_000).default(fallback);
+
+/** Settings every app shares. */
+export const baseSettings = {
+  HOST: z.string().min(1).default('0.0.0.0'),
+  LOG_LEVEL: logLevel,
+  SHUTDOWN_TIMEOUT_MS: durationMs(10_000),
+  INSTANCE_ID: z.string().min(1).optional(),
+};

@@ -1,0 +1,39 @@
+// An HTTP listener that drains on close: stop accepting, finish in-flight requests, then cut.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface RunningServer {
+  readonly server: Server;
+  readonly port: number;
+  /** Stop accepting, let in-flight requests finish for up to `graceMs`, then close what is left. */
+  close(graceMs: number): Promise<void>;
+}
+
+export async function listen(handler: RequestListener, port: number, host: string): Promise<RunningServer> {
+  const server = createServer(handler);
+  // Keep-alive sockets must not hold a drain open longer than a request needs.
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  return { server, port: bound, close: (graceMs) => drain(server, graceMs) };
+}
+
+function drain(server: Server, graceMs: number): Promise<void> {
+  if (!server.listening) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    // Idle keep-alive connections would otherwise keep close() waiting until they time out.
+    server.closeIdleConnections();
+  });
+}

@@ -1,0 +1,97 @@
+// The whole platform on one machine: resolve Postgres/Redis/NATS, then start the three apps.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveServices } from '@aigw/testkit/services';
+import { type AppName, appSpecs, DEFAULT_PORTS, type StackPorts } from './apps.js';
+import { type AppProcess, spawnApp, waitReady } from './process.js';
+
+export interface StackOptions {
+  /** Repository root: apps are started from `apps/<name>/dist/main.js`. */
+  readonly rootDir: string;
+  /** Where local services keep their data and the stack keeps its master key. */
+  readonly dataDir: string;
+  /** Environment passed to the apps; DATABASE_URL/REDIS_URL/NATS_URL here skip local services. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly ports?: Partial<StackPorts>;
+  readonly out: (line: string) => void;
+  readonly readyTimeoutMs?: number;
+}
+
+export interface Stack {
+  readonly ports: StackPorts;
+  /** Resolves with the first app that exits on its own (a crash); never resolves on stop(). */
+  readonly crashed: Promise<{ app: AppName; code: number | string }>;
+  /** Stops the apps (SIGTERM, drain) then the services. Returns each app's exit code. */
+  stop(graceMs?: number): Promise<Record<AppName, number | string>>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const ports: StackPorts = { ...DEFAULT_PORTS, ...options.ports };
+  mkdirSync(options.dataDir, { recursive: true });
+  const services = await resolveServices(['postgres', 'redis', 'nats'], {
+    persistentDir: options.dataDir,
+    log: (line) => options.out(`[stack] ${line}`),
+  });
+  const { postgres, redis, nats } = services;
+  if (!postgres || !redis || !nats) throw new Error('service resolution returned an incomplete set');
+  for (const [name, handle] of Object.entries({ postgres, redis, nats })) {
+    options.out(`[stack] ${name}: ${handle.kind === 'env' ? 'from environment' : handle.kind} at ${redact(handle.url)}`);
+  }
+
+  const masterKey = options.env.MASTER_KEY ?? loadOrCreateMasterKey(options.dataDir);
+  const specs = appSpecs(ports, { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url }, masterKey);
+  const running: AppProcess[] = [];
+  let stopping = false;
+  let reportCrash: (crash: { app: AppName; code: number | string }) => void = () => undefined;
+  const crashed = new Promise<{ app: AppName; code: number | string }>((resolve) => {
+    reportCrash = resolve;
+  });
+
+  const stop = async (graceMs = 10_000) => {
+    stopping = true;
+    const codes = await Promise.all([...running].reverse().map(async (app) => [app.name, await app.stop(graceMs)]));
+    await services.stopAll();
+    return Object.fromEntries(codes) as Record<AppName, number | string>;
+  };
+
+  try {
+    for (const spec of specs) {
+      const entry = join(options.rootDir, 'apps', spec.name, 'dist', 'main.js');
+      if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` first`);
+      const app = spawnApp(spec.name, entry, { ...options.env, ...spec.env }, options.out);
+      running.push(app);
+      void app.exited.then((code) => {
+        if (!stopping) reportCrash({ app: spec.name, code });
+      });
+      await waitReady(`http://127.0.0.1:${spec.httpPort}/readyz`, app, options.readyTimeoutMs ?? 60_000);
+    }
+  } catch (err) {
+    await stop(5_000);
+    throw err;
+  }
+
+  options.out('[stack] ready:');
+  options.out(`[stack]   gateway        http://127.0.0.1:${ports.gateway}/v1`);
+  options.out(`[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC ${ports.controlPlaneGrpc})`);
+  options.out(`[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC ${ports.loggerGrpc})`);
+  return { ports, crashed, stop };
+}
+
+function loadOrCreateMasterKey(dataDir: string): string {
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = randomBytes(32).toString('base64');
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
