@@ -21,6 +21,7 @@ export function sharedConfig(options: SharedOptions = {}): ViteUserConfig {
     ssr: { resolve: { conditions } },
     test: {
       include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      benchmark: { include: ['src/**/*.bench.ts'] },
       testTimeout: options.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       globalSetup: options.services ? [globalSetup] : [],

@@ -16,6 +16,7 @@ import {
 import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
+import { SnapshotRepository } from './snapshot/snapshot.repository.js';
 import { snapshotService } from './snapshot/snapshot.service.js';
 
 export interface ControlPlaneApp extends App {
@@ -24,7 +25,8 @@ export interface ControlPlaneApp extends App {
 
 export function createApp(config: ControlPlaneConfig, options: { log?: Logger } = {}): ControlPlaneApp {
   const log =
-    options.log ?? createLogger({ app: 'control-plane', level: config.LOG_LEVEL, instanceId: config.INSTANCE_ID });
+    options.log ??
+    createLogger({ app: 'control-plane', level: config.LOG_LEVEL, instanceId: config.INSTANCE_ID });
   const metrics = createMetrics('control-plane');
   const closer = new Closer(log);
   let ports: ControlPlaneApp['ports'] | undefined;
@@ -46,10 +48,16 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         const applied = await migrate(database.db, SCHEMA, migrations);
         log.info({ applied }, 'migrations applied');
       }
-      const nats = await connectNats({ url: config.NATS_URL, name: `control-plane@${config.INSTANCE_ID ?? process.pid}`, log });
+      const nats = await connectNats({
+        url: config.NATS_URL,
+        name: `control-plane@${config.INSTANCE_ID ?? process.pid}`,
+        log,
+      });
       closer.add('nats', () => nats.drain());
 
-      const services: GrpcService[] = [snapshotService({ db: database.db, log })];
+      const services: GrpcService[] = [
+        snapshotService({ repository: new SnapshotRepository(database.db), log }),
+      ];
       const grpc = await startGrpcServer(services, config.GRPC_PORT, config.HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
 

@@ -13,10 +13,16 @@ try {
   process.stderr.write(`control-plane migrate: cannot start, ${err.message}\n`);
   process.exit(1);
 }
-const database = createDatabase({ url: config.DATABASE_URL, schema: SCHEMA, applicationName: 'control-plane-migrate' });
+const database = createDatabase({
+  url: config.DATABASE_URL,
+  schema: SCHEMA,
+  applicationName: 'control-plane-migrate',
+});
 try {
   const applied = await migrate(database.db, SCHEMA, migrations);
-  process.stdout.write(`applied ${applied.length} migration(s)${applied.length ? `: ${applied.join(', ')}` : ''}\n`);
+  process.stdout.write(
+    `applied ${applied.length} migration(s)${applied.length ? `: ${applied.join(', ')}` : ''}\n`,
+  );
 } finally {
   await database.close();
 }

@@ -4,7 +4,11 @@ import { AppError } from '@aigw/runtime';
 
 export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
 
-export type GatewayErrorCode = 'route_not_found' | 'upstream_unreachable' | 'upstream_timeout' | 'bad_request';
+export type GatewayErrorCode =
+  | 'route_not_found'
+  | 'upstream_unreachable'
+  | 'upstream_timeout'
+  | 'bad_request';
 
 const STATUS: Record<GatewayErrorCode, { status: number; type: string }> = {
   bad_request: { status: 400, type: 'invalid_request_error' },
@@ -13,7 +17,11 @@ const STATUS: Record<GatewayErrorCode, { status: number; type: string }> = {
   upstream_timeout: { status: 504, type: 'upstream_error' },
 };
 
-export function gatewayError(code: GatewayErrorCode, message: string, options: { param?: string } = {}): AppError {
+export function gatewayError(
+  code: GatewayErrorCode,
+  message: string,
+  options: { param?: string } = {},
+): AppError {
   const { status, type } = STATUS[code];
   return new AppError(status, type, message, {
     code,

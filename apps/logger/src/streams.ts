@@ -19,7 +19,11 @@ const NANOS_PER_MS = 1_000_000;
 /** Re-published events (same Nats-Msg-Id) within this window are stored once. */
 const DUPLICATE_WINDOW_MS = 2 * 60_000;
 
-export async function ensureStreams(jsm: JetStreamManager, specs: readonly StreamSpec[], replicas: number): Promise<void> {
+export async function ensureStreams(
+  jsm: JetStreamManager,
+  specs: readonly StreamSpec[],
+  replicas: number,
+): Promise<void> {
   for (const spec of specs) {
     const config: Partial<StreamConfig> & { name: string } = {
       name: spec.name,

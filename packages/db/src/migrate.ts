@@ -15,7 +15,7 @@ export class MigrationError extends Error {
  * Postgres adapter takes a transaction-scoped advisory lock around the run, so one applies and
  * the others find nothing left to do. Returns the names applied by this call.
  */
-export async function migrate(db: Kysely<unknown>, schema: string, migrations: Migrations): Promise<string[]> {
+export async function migrate<DB>(db: Kysely<DB>, schema: string, migrations: Migrations): Promise<string[]> {
   await createSchema(db, schema);
   const migrator = new Migrator({
     db,
@@ -32,7 +32,7 @@ export async function migrate(db: Kysely<unknown>, schema: string, migrations: M
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-async function createSchema(db: Kysely<unknown>, schema: string): Promise<void> {
+async function createSchema<DB>(db: Kysely<DB>, schema: string): Promise<void> {
   try {
     await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
   } catch (err) {

@@ -1,5 +1,10 @@
 // A gRPC server wrapper with the same start/stop-with-grace shape as the HTTP listener.
-import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 
 export interface GrpcService {
   readonly definition: ServiceDefinition;
@@ -20,8 +25,10 @@ export async function startGrpcServer(
   const server = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   for (const service of services) server.addService(service.definition, service.implementation);
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
+    server.bindAsync(
+      `${host.includes(':') ? `[${host}]` : host}:${port}`,
+      ServerCredentials.createInsecure(),
+      (err, p) => (err ? reject(err) : resolve(p)),
     );
   });
   let closed: Promise<void> | undefined;

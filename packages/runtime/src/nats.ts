@@ -8,6 +8,8 @@ export interface NatsOptions {
   /** Client name shown by the server (`app@instance`). */
   readonly name: string;
   readonly log: Logger;
+  /** Keep retrying the first connection instead of failing (for apps that start degraded). */
+  readonly waitOnFirstConnect?: boolean;
 }
 
 export async function connectNats(options: NatsOptions): Promise<NatsConnection> {
@@ -17,12 +19,14 @@ export async function connectNats(options: NatsOptions): Promise<NatsConnection>
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: 10_000,
+    waitOnFirstConnect: options.waitOnFirstConnect ?? false,
   });
   const log = options.log.child({ component: 'nats' });
   log.info({ server: nc.getServer() }, 'connected to NATS');
   void (async () => {
     for await (const status of nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'error') log.warn({ status: status.type }, 'NATS status');
+      if (status.type === 'disconnect' || status.type === 'error')
+        log.warn({ status: status.type }, 'NATS status');
       else if (status.type === 'reconnect') log.info({ status: status.type }, 'NATS reconnected');
     }
   })();

@@ -2,24 +2,53 @@
 // `pnpm start`: run the whole stack in the foreground until Ctrl-C or SIGTERM.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StackPorts } from './apps.js';
 import { startStack } from './stack.js';
 
 const rootDir = fileURLToPath(new URL('../../..', import.meta.url));
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
+/** Port overrides, e.g. to run a second stack beside the default one. */
+const PORT_SETTINGS: Record<keyof StackPorts, string> = {
+  gateway: 'GATEWAY_PORT',
+  controlPlane: 'CONTROL_PLANE_PORT',
+  controlPlaneGrpc: 'CONTROL_PLANE_GRPC_PORT',
+  logger: 'LOGGER_PORT',
+  loggerGrpc: 'LOGGER_GRPC_PORT',
+};
+
+function portOverrides(env: NodeJS.ProcessEnv): Partial<StackPorts> {
+  const ports: Partial<Record<keyof StackPorts, number>> = {};
+  for (const [key, name] of Object.entries(PORT_SETTINGS) as Array<[keyof StackPorts, string]>) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1 || value > 65535)
+      throw new Error(`${name} must be a port number, got ${raw}`);
+    ports[key] = value;
+  }
+  return ports;
+}
+
 try {
-  const stack = await startStack({ rootDir, dataDir: join(rootDir, '.aigw'), env: process.env, out });
-  let stopping: Promise<void> | undefined;
-  const shutdown = (reason: string, exitCode: number) => {
-    stopping ??= (async () => {
-      out(`[stack] ${reason}: stopping`);
-      const codes = await stack.stop();
-      out(`[stack] stopped: ${JSON.stringify(codes)}`);
-      process.exit(exitCode);
-    })();
+  const stack = await startStack({
+    rootDir,
+    dataDir: process.env.AIGW_DATA_DIR || join(rootDir, '.aigw'),
+    env: process.env,
+    ports: portOverrides(process.env),
+    out,
+  });
+  let stopping = false;
+  const shutdown = async (reason: string, exitCode: number) => {
+    if (stopping) return;
+    stopping = true;
+    out(`[stack] ${reason}: stopping`);
+    const codes = await stack.stop();
+    out(`[stack] stopped: ${JSON.stringify(codes)}`);
+    process.exit(exitCode);
   };
-  process.on('SIGINT', () => shutdown('SIGINT', 0));
-  process.on('SIGTERM', () => shutdown('SIGTERM', 0));
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   void stack.crashed.then(({ app, code }) => shutdown(`${app} exited unexpectedly (${code})`, 1));
 } catch (err) {
   process.stderr.write(`[stack] cannot start: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -22,7 +22,9 @@ export function spawnApp(
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => out(`[${name}] ${line}`));
   }
-  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal ?? 'unknown') as number | string);
+  const exited = once(child, 'exit').then(
+    ([code, signal]) => (code ?? signal ?? 'unknown') as number | string,
+  );
   return {
     name,
     child,

@@ -36,11 +36,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const { postgres, redis, nats } = services;
   if (!postgres || !redis || !nats) throw new Error('service resolution returned an incomplete set');
   for (const [name, handle] of Object.entries({ postgres, redis, nats })) {
-    options.out(`[stack] ${name}: ${handle.kind === 'env' ? 'from environment' : handle.kind} at ${redact(handle.url)}`);
+    options.out(
+      `[stack] ${name}: ${handle.kind === 'env' ? 'from environment' : handle.kind} at ${redact(handle.url)}`,
+    );
   }
 
   const masterKey = options.env.MASTER_KEY ?? loadOrCreateMasterKey(options.dataDir);
-  const specs = appSpecs(ports, { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url }, masterKey);
+  const specs = appSpecs(
+    ports,
+    { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url },
+    masterKey,
+  );
   const running: AppProcess[] = [];
   let stopping = false;
   let reportCrash: (crash: { app: AppName; code: number | string }) => void = () => undefined;
@@ -50,7 +56,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   const stop = async (graceMs = 10_000) => {
     stopping = true;
-    const codes = await Promise.all([...running].reverse().map(async (app) => [app.name, await app.stop(graceMs)]));
+    const codes = await Promise.all(
+      [...running].reverse().map(async (app) => [app.name, await app.stop(graceMs)]),
+    );
     await services.stopAll();
     return Object.fromEntries(codes) as Record<AppName, number | string>;
   };
@@ -73,8 +81,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   options.out('[stack] ready:');
   options.out(`[stack]   gateway        http://127.0.0.1:${ports.gateway}/v1`);
-  options.out(`[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC ${ports.controlPlaneGrpc})`);
-  options.out(`[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC ${ports.loggerGrpc})`);
+  options.out(
+    `[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC ${ports.controlPlaneGrpc})`,
+  );
+  options.out(
+    `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC ${ports.loggerGrpc})`,
+  );
   return { ports, crashed, stop };
 }
 

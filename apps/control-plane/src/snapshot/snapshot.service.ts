@@ -1,0 +1,85 @@
+// gRPC SnapshotService: streams the entity snapshot as header, batches, trailer.
+import {
+  type Entity,
+  type GetRevisionRequest,
+  type GetRevisionResponse,
+  SCHEMA_VERSION,
+  type SnapshotChunk,
+  type SnapshotRequest,
+  type SnapshotServiceServer,
+  SnapshotServiceService,
+  snapshotChecksum,
+} from '@aigw/proto';
+import type { GrpcService, Logger } from '@aigw/runtime';
+import { type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, status } from '@grpc/grpc-js';
+import type { SnapshotRepository } from './snapshot.repository.js';
+
+const DEFAULT_BATCH = 500;
+const MAX_BATCH = 5_000;
+
+export function snapshotService(deps: { repository: SnapshotRepository; log: Logger }): GrpcService {
+  const log = deps.log.child({ component: 'snapshot' });
+
+  const implementation: SnapshotServiceServer = {
+    streamSnapshot(call: ServerWritableStream<SnapshotRequest, SnapshotChunk>) {
+      void (async () => {
+        const request = call.request;
+        const state = await deps.repository.read(request.kinds);
+        const checksum = snapshotChecksum(state.entities);
+        const notModified = request.knownRevision !== 0 && request.knownRevision === state.revision;
+        const size = Math.min(request.maxBatchSize || DEFAULT_BATCH, MAX_BATCH);
+        call.write({
+          chunk: {
+            $case: 'header',
+            value: {
+              schemaVersion: SCHEMA_VERSION,
+              revision: state.revision,
+              entityCount: state.entities.length,
+              generatedAtMs: Date.now(),
+              notModified,
+              kinds: request.kinds,
+            },
+          },
+        });
+        let batchCount = 0;
+        if (!notModified) {
+          for (let i = 0; i < state.entities.length && !call.cancelled; i += size) {
+            const entities: Entity[] = state.entities.slice(i, i + size);
+            call.write({ chunk: { $case: 'batch', value: { entities } } });
+            batchCount++;
+          }
+        }
+        call.write({
+          chunk: { $case: 'trailer', value: { entityCount: state.entities.length, checksum, batchCount } },
+        });
+        call.end();
+        log.debug(
+          { client: request.clientId, revision: state.revision, entities: state.entities.length },
+          'snapshot sent',
+        );
+      })().catch((err: unknown) => {
+        log.error({ err }, 'snapshot failed');
+        call.destroy(Object.assign(new Error('snapshot unavailable'), { code: status.UNAVAILABLE }));
+      });
+    },
+    getRevision(
+      call: ServerUnaryCall<GetRevisionRequest, GetRevisionResponse>,
+      callback: sendUnaryData<GetRevisionResponse>,
+    ) {
+      deps.repository.read(call.request.kinds).then(
+        (state) =>
+          callback(null, {
+            revision: state.revision,
+            entityCount: state.entities.length,
+            checksum: snapshotChecksum(state.entities),
+            generatedAtMs: Date.now(),
+          }),
+        (err: unknown) => {
+          log.error({ err }, 'revision check failed');
+          callback({ code: status.UNAVAILABLE, details: 'revision unavailable' });
+        },
+      );
+    },
+  };
+  return { definition: SnapshotServiceService, implementation };
+}

@@ -1,0 +1,68 @@
+import { test } from '@aigw/testkit';
+import { describe, expect } from 'vitest';
+import { createApp, type GatewayApp } from './app.js';
+import { loadGatewayConfig } from './config.js';
+
+function gateway(env: Record<string, string>): GatewayApp {
+  return createApp(loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }));
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe('gateway app', () => {
+  test('is ready once Redis and NATS answer, serves metrics, and stops cleanly', async ({ redis, nats }) => {
+    const app = gateway({ REDIS_URL: redis.url, NATS_URL: nats.url });
+    await app.start();
+    const base = `http://127.0.0.1:${app.port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await waitFor(async () => {
+      const res = await fetch(`${base}/readyz`);
+      return res.status === 200 ? ((await res.json()) as unknown) : undefined;
+    }, 'readiness');
+    expect(ready).toEqual({ ready: true, checks: { redis: { ok: true }, nats: { ok: true } } });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('http_requests_total{method="GET",route="/readyz",status="200",app="gateway"}');
+
+    const unknown = await fetch(`${base}/v1/not-yet`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('x-service-gateway-error')).toBe('true');
+    expect((await unknown.json()) as unknown).toMatchObject({ error: { code: 'route_not_found' } });
+
+    await app.stop();
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  });
+
+  test('starts while Redis is unreachable and reports it in /readyz', async () => {
+    // Port 9 (discard) is not listening on loopback: connection refused.
+    const app = gateway({ REDIS_URL: 'redis://127.0.0.1:9' });
+    await app.start();
+    try {
+      const res = await fetch(`http://127.0.0.1:${app.port}/readyz`);
+      expect(res.status).toBe(503);
+      const body = (await res.json()) as { ready: boolean; checks: Record<string, { ok: boolean }> };
+      expect(body.ready).toBe(false);
+      expect(body.checks.redis?.ok).toBe(false);
+      expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test('standalone without Redis or NATS is ready with no dependency checks', async () => {
+    const app = gateway({});
+    await app.start();
+    try {
+      const res = await fetch(`http://127.0.0.1:${app.port}/readyz`);
+      expect(await res.json()).toEqual({ ready: true, checks: {} });
+    } finally {
+      await app.stop();
+    }
+  });
+});

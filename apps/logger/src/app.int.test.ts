@@ -1,0 +1,75 @@
+import { AUDIT_STREAM, LogsServiceClient, REQUESTS_STREAM } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { describe, expect } from 'vitest';
+import { createApp, type LoggerApp } from './app.js';
+import { loadLoggerConfig } from './config.js';
+
+function logger(env: Record<string, string>): LoggerApp {
+  return createApp(
+    loadLoggerConfig({ PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }),
+  );
+}
+
+describe('logger app', () => {
+  test('migrates, creates its streams, is ready, answers gRPC, and stops cleanly', async ({ pg, nats }) => {
+    const app = logger({ DATABASE_URL: pg.url, NATS_URL: nats.url });
+    await app.start();
+    const base = `http://127.0.0.1:${app.ports.http}`;
+    try {
+      const ready = await fetch(`${base}/readyz`);
+      expect(await ready.json()).toEqual({
+        ready: true,
+        checks: { postgres: { ok: true }, nats: { ok: true }, streams: { ok: true } },
+      });
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain('app="logger"');
+
+      const requests = await nats.jsm.streams.info(REQUESTS_STREAM);
+      expect(requests.config.subjects).toEqual(['aigw.requests.v1']);
+      expect(requests.config.duplicate_window).toBe(120_000_000_000);
+      expect((await nats.jsm.streams.info(AUDIT_STREAM)).config.subjects).toEqual(['aigw.audit.v1']);
+
+      const tables = await pg.pool.query<{ table_name: string }>(
+        "select table_name from information_schema.tables where table_schema = 'logs' and table_name = 'dead_letters'",
+      );
+      expect(tables.rowCount).toBe(1);
+
+      const client = new LogsServiceClient(`127.0.0.1:${app.ports.grpc}`, credentials.createInsecure());
+      const error = await new Promise<ServiceError | null>((resolve) => {
+        client.getSummary({}, (err) => resolve(err));
+      });
+      client.close();
+      expect(error?.code).toBe(status.UNIMPLEMENTED);
+
+      // A deleted stream would silently drop events: readiness must say so.
+      await nats.jsm.streams.delete(AUDIT_STREAM);
+      const notReady = await fetch(`${base}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(
+        ((await notReady.json()) as { checks: Record<string, { ok: boolean }> }).checks.streams?.ok,
+      ).toBe(false);
+    } finally {
+      await app.stop();
+      await nats.jsm.streams.delete(REQUESTS_STREAM).catch(() => undefined);
+    }
+  });
+
+  test('restarting keeps the streams and updates their settings', async ({ pg, nats }) => {
+    const first = logger({ DATABASE_URL: pg.url, NATS_URL: nats.url });
+    await first.start();
+    await nats.js.publish('aigw.requests.v1', new Uint8Array([1]), { msgID: 'evt-1' });
+    await first.stop();
+    const second = logger({ DATABASE_URL: pg.url, NATS_URL: nats.url });
+    await second.start();
+    try {
+      const info = await nats.jsm.streams.info(REQUESTS_STREAM);
+      expect(info.state.messages).toBe(1);
+      const duplicate = await nats.js.publish('aigw.requests.v1', new Uint8Array([1]), { msgID: 'evt-1' });
+      expect(duplicate.duplicate).toBe(true);
+    } finally {
+      await second.stop();
+      await nats.jsm.streams.delete(REQUESTS_STREAM).catch(() => undefined);
+      await nats.jsm.streams.delete(AUDIT_STREAM).catch(() => undefined);
+    }
+  });
+});

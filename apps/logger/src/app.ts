@@ -1,0 +1,92 @@
+// The logger process: JetStream streams and consumers, Postgres schema `logs`, LogsService over gRPC.
+import { createDatabase, migrate } from '@aigw/db';
+import { STREAMS } from '@aigw/proto';
+import {
+  type App,
+  Closer,
+  connectNats,
+  createHttpApp,
+  createLogger,
+  createMetrics,
+  type Logger,
+  listen,
+  natsReadiness,
+  startGrpcServer,
+} from '@aigw/runtime';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { LoggerConfig } from './config.js';
+import { migrations } from './db/migrations/index.js';
+import { type LogsDatabase, SCHEMA } from './db/schema.js';
+import { logsService } from './logs/logs.service.js';
+import { ensureStreams, type StreamSpec, streamsReadiness } from './streams.js';
+
+export interface LoggerApp extends App {
+  readonly ports: { readonly http: number; readonly grpc: number };
+}
+
+const DAY_MS = 86_400_000;
+
+export function createApp(config: LoggerConfig, options: { log?: Logger } = {}): LoggerApp {
+  const log =
+    options.log ?? createLogger({ app: 'logger', level: config.LOG_LEVEL, instanceId: config.INSTANCE_ID });
+  const metrics = createMetrics('logger');
+  const closer = new Closer(log);
+  let ports: LoggerApp['ports'] | undefined;
+  // Events wait in the stream while the logger is down; a week covers a long outage.
+  const streams: StreamSpec[] = [STREAMS.requests, STREAMS.audit].map((s) => ({
+    ...s,
+    maxAgeMs: 7 * DAY_MS,
+  }));
+
+  return {
+    get ports() {
+      if (!ports) throw new Error('logger not started');
+      return ports;
+    },
+    async start() {
+      const database = createDatabase<LogsDatabase>({
+        url: config.DATABASE_URL,
+        schema: SCHEMA,
+        applicationName: 'logger',
+        maxConnections: config.DATABASE_POOL_MAX,
+      });
+      closer.add('postgres', () => database.close());
+      if (config.MIGRATE_ON_START) {
+        const applied = await migrate(database.db, SCHEMA, migrations);
+        log.info({ applied }, 'migrations applied');
+      }
+      const nats = await connectNats({
+        url: config.NATS_URL,
+        name: `logger@${config.INSTANCE_ID ?? process.pid}`,
+        log,
+      });
+      closer.add('nats', () => nats.drain());
+      const jsm = await jetstreamManager(nats);
+      await ensureStreams(jsm, streams, config.NATS_STREAM_REPLICAS);
+
+      const grpc = await startGrpcServer([logsService()], config.GRPC_PORT, config.HOST);
+      closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
+
+      const app = createHttpApp({
+        log,
+        metrics,
+        health: {
+          checks: {
+            postgres: () => database.ping(),
+            nats: natsReadiness(nats),
+            streams: streamsReadiness(jsm, streams),
+          },
+          draining: () => closer.closed,
+        },
+      });
+      const http = await listen(app, config.PORT, config.HOST);
+      closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
+      ports = { http: http.port, grpc: grpc.port };
+      log.info({ port: http.port, grpcPort: grpc.port, host: config.HOST }, 'logger listening');
+    },
+    async stop() {
+      await closer.closeAll();
+      log.info('logger stopped');
+    },
+  };
+}
