@@ -50,6 +50,12 @@ try {
   process.on('SIGINT', () => void shutdown('SIGINT', 0));
   process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   void stack.crashed.then(({ app, code }) => shutdown(`${app} exited unexpectedly (${code})`, 1));
+  // `pnpm start` runs this under a shell: when that wrapper is killed (SIGTERM to pnpm), the
+  // signal does not reach us and we would be orphaned with the apps running. Follow the parent.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown('parent process exited', 0);
+  }, 500).unref();
 } catch (err) {
   process.stderr.write(`[stack] cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

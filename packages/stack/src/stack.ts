@@ -31,6 +31,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   mkdirSync(options.dataDir, { recursive: true });
   const services = await resolveServices(['postgres', 'redis', 'nats'], {
     persistentDir: options.dataDir,
+    env: options.env,
     log: (line) => options.out(`[stack] ${line}`),
   });
   const { postgres, redis, nats } = services;

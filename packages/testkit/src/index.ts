@@ -1,0 +1,13 @@
+// Public surface of `@aigw/testkit`: vitest fixtures and the helpers they are built from.
+export {
+  type NatsFixture,
+  type PgFixture,
+  type RedisFixture,
+  type TestkitFixtures,
+  test,
+  testkitContext,
+} from './fixtures.js';
+export { createTestNats, deleteStreamsWithPrefix, type TestNats } from './nats-namespace.js';
+export { createTestDatabase, type TestDatabase } from './pg-database.js';
+export type { TestkitContext } from './provided-context.js';
+export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from './redis-namespace.js';
