@@ -4,28 +4,47 @@ import { AppError } from '@aigw/runtime';
 
 export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
 
-export type GatewayErrorCode =
-  | 'route_not_found'
-  | 'upstream_unreachable'
-  | 'upstream_timeout'
-  | 'bad_request';
-
-const STATUS: Record<GatewayErrorCode, { status: number; type: string }> = {
+const CODES = {
+  /** A header or body the gateway must read is malformed. */
   bad_request: { status: 400, type: 'invalid_request_error' },
+  /** A header value is not acceptable (e.g. not valid JSON, or unsafe in a hostname). */
+  invalid_header: { status: 400, type: 'invalid_request_error' },
+  /** The JSON body the gateway had to read does not parse. */
+  invalid_json: { status: 400, type: 'invalid_request_error' },
+  /** No provider could be determined from the headers. */
+  missing_provider: { status: 400, type: 'invalid_request_error' },
+  /** `x-service-provider` names a provider the gateway does not know. */
+  unknown_provider: { status: 400, type: 'invalid_request_error' },
+  /** The custom host is not an allowed public http(s) URL (SSRF protection). */
+  custom_host_blocked: { status: 400, type: 'invalid_request_error' },
   route_not_found: { status: 404, type: 'not_found' },
+  /** `x-service-request-timeout` elapsed before the provider answered. */
+  request_timeout: { status: 408, type: 'timeout_error' },
+  payload_too_large: { status: 413, type: 'invalid_request_error' },
   upstream_unreachable: { status: 502, type: 'upstream_error' },
   upstream_timeout: { status: 504, type: 'upstream_error' },
-};
+} as const satisfies Record<string, { status: number; type: string }>;
+
+export type GatewayErrorCode = keyof typeof CODES;
 
 export function gatewayError(
   code: GatewayErrorCode,
   message: string,
-  options: { param?: string } = {},
+  options: { param?: string; cause?: unknown } = {},
 ): AppError {
-  const { status, type } = STATUS[code];
+  const { status, type } = CODES[code];
   return new AppError(status, type, message, {
     code,
     ...(options.param === undefined ? {} : { param: options.param }),
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
     headers: { [GATEWAY_ERROR_HEADER]: 'true' },
   });
+}
+
+export function isGatewayError(err: unknown, code?: GatewayErrorCode): err is AppError {
+  return (
+    err instanceof AppError &&
+    err.headers[GATEWAY_ERROR_HEADER] === 'true' &&
+    (code === undefined || err.code === code)
+  );
 }
