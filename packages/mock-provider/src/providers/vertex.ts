@@ -1,0 +1,106 @@
+// Vertex AI Gemini generateContent / streamGenerateContent (SSE with alt=sse, else a streamed JSON array).
+import { chatTurns, contentText, echoOf, intField, type JsonObject, requireJsonObject } from '../body.js';
+import type { RouteContext } from '../context.js';
+import { googleError } from '../errors.js';
+import { sendError, sendJson } from '../http-io.js';
+import { writeStream } from '../stream.js';
+import { countTokens, randomId, splitChunks, truncateTokens } from '../text.js';
+
+interface GeminiAnswer {
+  text: string;
+  candidates: number;
+  finishReason: 'STOP' | 'MAX_TOKENS';
+  usageMetadata: { promptTokenCount: number; candidatesTokenCount: number; totalTokenCount: number };
+  meta: { modelVersion: string; createTime: string; responseId: string };
+}
+
+function geminiAnswer(ctx: RouteContext): GeminiAnswer | undefined {
+  const body = requireJsonObject(ctx);
+  if (!body) return undefined;
+  if (!Array.isArray(body.contents) || body.contents.length === 0) {
+    sendError(ctx, googleError(400, '* GenerateContentRequest.contents: contents is not specified\n'));
+    return undefined;
+  }
+  const config = (
+    typeof body.generationConfig === 'object' && body.generationConfig !== null ? body.generationConfig : {}
+  ) as JsonObject;
+  const max = intField(config.maxOutputTokens, 1, Number.MAX_SAFE_INTEGER);
+  const count = intField(config.candidateCount, 1, 8);
+  if (max === 'invalid' || count === 'invalid') {
+    sendError(
+      ctx,
+      googleError(
+        400,
+        'generationConfig.maxOutputTokens / candidateCount must be positive integers (candidateCount <= 8).',
+      ),
+    );
+    return undefined;
+  }
+  const turns = chatTurns(body.contents, 'parts');
+  const system = (body.systemInstruction ?? {}) as JsonObject;
+  const promptTokens = turns.reduce(
+    (sum, t) => sum + countTokens(t.text),
+    countTokens(contentText(system.parts)),
+  );
+  const { text, truncated } = truncateTokens(echoOf(turns), max);
+  const candidates = count ?? 1;
+  const output = countTokens(text) * candidates;
+  return {
+    text,
+    candidates,
+    finishReason: truncated ? 'MAX_TOKENS' : 'STOP',
+    usageMetadata: {
+      promptTokenCount: promptTokens,
+      candidatesTokenCount: output,
+      totalTokenCount: promptTokens + output,
+    },
+    meta: {
+      modelVersion: ctx.params.model ?? '',
+      createTime: new Date().toISOString(),
+      responseId: randomId('', 8),
+    },
+  };
+}
+
+export function handleGenerateContent(ctx: RouteContext): void {
+  const a = geminiAnswer(ctx);
+  if (!a) return;
+  sendJson(ctx, 200, {
+    candidates: Array.from({ length: a.candidates }, (_, index) => ({
+      content: { role: 'model', parts: [{ text: a.text }] },
+      finishReason: a.finishReason,
+      index,
+    })),
+    usageMetadata: a.usageMetadata,
+    ...a.meta,
+  });
+}
+
+/** The last content chunk carries finishReason and usageMetadata, as Vertex's final chunk does. */
+export async function handleStreamGenerateContent(ctx: RouteContext): Promise<void> {
+  const a = geminiAnswer(ctx);
+  if (!a) return;
+  const pieces = splitChunks(a.text, ctx.knobs.chunks);
+  const chunks = pieces.map((piece, i) => {
+    const last = i === pieces.length - 1;
+    return {
+      candidates: Array.from({ length: a.candidates }, (_, index) => ({
+        content: { role: 'model', parts: [{ text: piece }] },
+        ...(last ? { finishReason: a.finishReason } : {}),
+        index,
+      })),
+      ...(last ? { usageMetadata: a.usageMetadata } : {}),
+      ...a.meta,
+    };
+  });
+  if (ctx.query.get('alt') === 'sse') {
+    await writeStream(
+      ctx,
+      chunks.map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`),
+    );
+    return;
+  }
+  const frames = chunks.map((c, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(c)}`);
+  frames.push(']');
+  await writeStream(ctx, frames, 'application/json; charset=UTF-8');
+}
