@@ -1,6 +1,12 @@
 // Gateway settings: the only place that reads process.env. Parsed once, frozen, passed in.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REQUESTS_SUBJECT } from '@aigw/proto';
 import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
 import { z } from 'zod';
+
+const bytes = (fallback: number, max: number) => z.coerce.number().int().min(0).max(max).default(fallback);
+const MiB = 1024 * 1024;
 
 export const settingsSchema = z.object({
   ...baseSettings,
@@ -29,7 +35,26 @@ export const settingsSchema = z.object({
         .map((h) => h.trim().toLowerCase())
         .filter(Boolean),
     ),
+  /** Idle limit on an upstream socket (no byte either way for this long ends the request: 504). */
   UPSTREAM_TIMEOUT_MS: durationMs(600_000),
+  /** Largest request body accepted (413 beyond). File uploads need it large. */
+  MAX_BODY_BYTES: bytes(100 * MiB, 4096 * MiB),
+  /** Largest request head accepted (Node answers 431 beyond). */
+  MAX_HEADER_BYTES: bytes(32 * 1024, 1 * MiB),
+  /** A client must send its headers within this time (slow-loris defence). */
+  HEADERS_TIMEOUT_MS: durationMs(30_000),
+  /** A client must send its whole request (headers and body) within this time. */
+  REQUEST_BODY_TIMEOUT_MS: durationMs(300_000),
+  /** Request and response bodies are kept in request events up to this size (0: never). */
+  CAPTURE_BODY_MAX_BYTES: bytes(64 * 1024, 16 * MiB),
+  /** JetStream subject of request events. */
+  REQUEST_EVENTS_SUBJECT: z
+    .string()
+    .regex(/^[\w.-]+$/, 'must be a NATS subject without wildcards')
+    .default(REQUESTS_SUBJECT),
+  /** Where events wait while NATS is unreachable (an emptyDir volume in Kubernetes). */
+  EVENT_SPOOL_DIR: z.string().min(1).default(join(tmpdir(), 'aigw-gateway-events')),
+  EVENT_SPOOL_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
   GUARDRAILS_ENABLED: featureFlag,
   USAGE_LIMITS_ENABLED: featureFlag,
   POLICY_ENABLED: featureFlag,

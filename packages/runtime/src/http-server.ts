@@ -1,5 +1,5 @@
 // An HTTP listener that drains on close: stop accepting, finish in-flight requests, then cut.
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RunningServer {
@@ -9,10 +9,19 @@ export interface RunningServer {
   close(graceMs: number): Promise<void>;
 }
 
-export async function listen(handler: RequestListener, port: number, host: string): Promise<RunningServer> {
-  const server = createServer(handler);
-  // Keep-alive sockets must not hold a drain open longer than a request needs.
-  server.keepAliveTimeout = 5_000;
+/** Limits against slow or oversized clients (Node's own defaults when omitted). */
+export type ListenOptions = Pick<
+  ServerOptions,
+  'maxHeaderSize' | 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout'
+>;
+
+export async function listen(
+  handler: RequestListener,
+  port: number,
+  host: string,
+  options: ListenOptions = {},
+): Promise<RunningServer> {
+  const server = createServer({ keepAliveTimeout: 5_000, ...options }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -337,6 +337,8 @@ export interface TokenUsage {
   totalTokens: number;
   /** Input tokens served from the provider's prompt cache (a subset of input_tokens). */
   cachedInputTokens: number;
+  /** True when the provider reported no usage and the gateway estimated it from text length. */
+  estimated: boolean;
 }
 
 /** A rate limit attached directly to an API key, workspace, integration or provider. */
@@ -586,7 +588,7 @@ export const Cost: MessageFns<Cost> = {
 };
 
 function createBaseTokenUsage(): TokenUsage {
-  return { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0 };
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0, cachedInputTokens: 0, estimated: false };
 }
 
 export const TokenUsage: MessageFns<TokenUsage> = {
@@ -602,6 +604,9 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     }
     if (message.cachedInputTokens !== 0) {
       writer.uint32(32).uint64(message.cachedInputTokens);
+    }
+    if (message.estimated !== false) {
+      writer.uint32(40).bool(message.estimated);
     }
     return writer;
   },
@@ -651,6 +656,14 @@ export const TokenUsage: MessageFns<TokenUsage> = {
             message.cachedInputTokens = longToNumber(reader.uint64());
             continue;
           }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.estimated = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -685,6 +698,7 @@ export const TokenUsage: MessageFns<TokenUsage> = {
         : isSet(object.cached_input_tokens)
         ? globalThis.Number(object.cached_input_tokens)
         : 0,
+      estimated: isSet(object.estimated) ? globalThis.Boolean(object.estimated) : false,
     };
   },
 
@@ -702,6 +716,9 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     if (message.cachedInputTokens !== 0) {
       obj.cachedInputTokens = Math.round(message.cachedInputTokens);
     }
+    if (message.estimated !== false) {
+      obj.estimated = message.estimated;
+    }
     return obj;
   },
 
@@ -714,6 +731,7 @@ export const TokenUsage: MessageFns<TokenUsage> = {
     message.outputTokens = object.outputTokens ?? 0;
     message.totalTokens = object.totalTokens ?? 0;
     message.cachedInputTokens = object.cachedInputTokens ?? 0;
+    message.estimated = object.estimated ?? false;
     return message;
   },
 };

@@ -1,0 +1,47 @@
+// Keeps what the request event needs from a body that streams past: the first `limit` bytes (the
+// captured body, and the model for JSON) and the last 16 KiB (usage in an event stream's final
+// chunks). Holds references to chunks instead of copying them while they flow.
+const TAIL_BYTES = 16 * 1024;
+
+export class BodyCapture {
+  private readonly headChunks: Buffer[] = [];
+  private headBytes = 0;
+  private tailChunks: Buffer[] = [];
+  private tailBytes = 0;
+  total = 0;
+
+  constructor(private readonly limit: number) {}
+
+  readonly push = (chunk: Buffer): void => {
+    this.total += chunk.length;
+    if (this.headBytes < this.limit) {
+      this.headChunks.push(chunk);
+      this.headBytes += chunk.length;
+    }
+    this.tailChunks.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tailChunks.length > 1 && this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= TAIL_BYTES) {
+      this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
+    }
+  };
+
+  /** The first `limit` bytes. */
+  head(): Buffer {
+    const head = Buffer.concat(this.headChunks);
+    return head.length > this.limit ? head.subarray(0, this.limit) : head;
+  }
+
+  /** The last bytes seen (at least 16 KiB when that much passed). */
+  tail(): Buffer {
+    return Buffer.concat(this.tailChunks);
+  }
+
+  get truncated(): boolean {
+    return this.total > this.limit;
+  }
+
+  /** The whole body, when it fit in the head. */
+  complete(): Buffer | undefined {
+    return this.truncated ? undefined : this.head();
+  }
+}

@@ -1,0 +1,176 @@
+// Forwards one HTTP request upstream and streams the answer back: bytes unchanged, SSE flushed
+// chunk by chunk, backpressure respected, the upstream cancelled the moment the client goes away.
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { AppError } from '@aigw/runtime';
+import { gatewayError } from '../errors.js';
+import { responseHeaders } from './headers.js';
+
+const httpAgent = new HttpAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256 });
+const httpsAgent = new HttpsAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256 });
+
+export interface ForwardRequest {
+  readonly method: string;
+  readonly url: URL;
+  readonly headers: OutgoingHttpHeaders;
+  /** The client's request stream (streamed through) or a body the gateway already read. */
+  readonly body: IncomingMessage | Buffer;
+  /** Connects only to addresses checked by the SSRF layer (custom hosts). */
+  readonly lookup?: LookupFunction;
+  /** Total time allowed for the upstream exchange (x-service-request-timeout), if any. */
+  readonly timeoutMs?: number;
+  /** Idle limit on the upstream socket. */
+  readonly idleTimeoutMs: number;
+  /** Headers the gateway adds to the response (trace id, provider). */
+  readonly extraResponseHeaders: Readonly<Record<string, string>>;
+  /** Sees every response chunk as it passes (for usage and body capture); must be cheap. */
+  readonly onResponseChunk?: (chunk: Buffer) => void;
+  readonly onRequestChunk?: (chunk: Buffer) => void;
+  /** Streamed bodies beyond this many bytes are cut off with 413. */
+  readonly maxBodyBytes: number;
+}
+
+export interface ForwardResult {
+  /** Status sent to the client (0 when nothing was sent). */
+  status: number;
+  upstreamStartedAt: number;
+  firstByteAt: number;
+  endedAt: number;
+  responseBytes: number;
+  responseHeaders: IncomingMessage['headers'];
+  /** Why the exchange did not complete normally (gateway-made error or an interruption). */
+  error?: { code: string; message: string; type: string };
+  clientAborted: boolean;
+}
+
+/**
+ * Resolves when the client's response is closed (finished, failed or aborted). Never rejects:
+ * failures before the response started are answered with a gateway error envelope.
+ */
+export function forward(res: ServerResponse, fr: ForwardRequest): Promise<ForwardResult> {
+  return new Promise((resolve) => {
+    const result: ForwardResult = {
+      status: 0,
+      upstreamStartedAt: Date.now(),
+      firstByteAt: 0,
+      endedAt: 0,
+      responseBytes: 0,
+      responseHeaders: {},
+      clientAborted: false,
+    };
+    const https = fr.url.protocol === 'https:';
+    const upstream = (https ? httpsRequest : httpRequest)(fr.url, {
+      method: fr.method,
+      headers: fr.headers,
+      agent: https ? httpsAgent : httpAgent,
+      ...(fr.lookup ? { lookup: fr.lookup } : {}),
+    });
+    upstream.setTimeout(fr.idleTimeoutMs);
+    let timer: NodeJS.Timeout | undefined;
+
+    const fail = (error: AppError) => {
+      result.error ??= { code: error.code ?? 'error', message: error.message, type: error.type };
+      upstream.destroy();
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      result.status = error.status;
+      res.writeHead(error.status, {
+        ...error.headers,
+        ...fr.extraResponseHeaders,
+        'content-type': 'application/json',
+      });
+      res.end(JSON.stringify(error.toBody()));
+    };
+
+    if (fr.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        fail(
+          gatewayError(
+            'request_timeout',
+            `Request exceeded the timeout sent in the request: ${fr.timeoutMs}ms`,
+          ),
+        );
+      }, fr.timeoutMs);
+    }
+
+    res.once('close', () => {
+      clearTimeout(timer);
+      result.endedAt = Date.now();
+      if (!res.writableFinished) {
+        result.clientAborted = result.error === undefined;
+        upstream.destroy();
+      }
+      resolve(result);
+    });
+
+    upstream.on('timeout', () =>
+      fail(gatewayError('upstream_timeout', 'The provider did not answer in time')),
+    );
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      if (result.error || res.destroyed) return;
+      fail(
+        gatewayError('upstream_unreachable', `Could not reach the provider: ${err.code ?? err.message}`, {
+          cause: err,
+        }),
+      );
+    });
+
+    upstream.on('response', (upRes) => {
+      if (res.headersSent || res.destroyed) {
+        upRes.destroy();
+        return;
+      }
+      result.firstByteAt = Date.now();
+      result.status = upRes.statusCode ?? 502;
+      result.responseHeaders = upRes.headers;
+      res.writeHead(result.status, upRes.statusMessage, {
+        ...responseHeaders(upRes.headers),
+        ...fr.extraResponseHeaders,
+      });
+      // Event streams: send the headers now, so the client sees the stream open immediately.
+      if (upRes.headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
+      upRes.on('data', (chunk: Buffer) => {
+        result.responseBytes += chunk.length;
+        fr.onResponseChunk?.(chunk);
+      });
+      upRes.on('aborted', () => {
+        result.error ??= {
+          code: 'upstream_interrupted',
+          message: 'The provider closed the response early',
+          type: 'upstream_error',
+        };
+        res.destroy();
+      });
+      upRes.on('error', () => res.destroy());
+      upRes.pipe(res);
+    });
+
+    if (Buffer.isBuffer(fr.body)) {
+      fr.onRequestChunk?.(fr.body);
+      upstream.end(fr.body);
+    } else {
+      const body = fr.body;
+      let received = 0;
+      body.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        fr.onRequestChunk?.(chunk);
+        if (received > fr.maxBodyBytes) {
+          body.unpipe(upstream);
+          fail(gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`));
+        }
+      });
+      body.on('aborted', () => upstream.destroy());
+      body.on('error', () => upstream.destroy());
+      body.pipe(upstream);
+    }
+  });
+}

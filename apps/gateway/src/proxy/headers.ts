@@ -1,0 +1,63 @@
+// Which headers cross the gateway: hop-by-hop and x-service-* never do; provider auth is converted;
+// headers the client lists in x-service-forward-headers pass exactly as sent.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { UpstreamTarget } from '../providers/types.js';
+import { SERVICE_HEADER_PREFIX } from '../request/service-headers.js';
+
+/** RFC 9110 7.6.1 connection-specific headers, plus the ones proxies must not forward. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+/** Header names listed in `Connection` are hop-by-hop for this message too. */
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+  const value = headers.connection;
+  if (!value) return new Set();
+  return new Set(value.split(',').map((t) => t.trim().toLowerCase()));
+}
+
+/** Client headers a provider may see: without hop-by-hop, Host and `x-service-*` headers. */
+export function clientHeadersForProvider(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const listed = connectionTokens(headers);
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || name === 'host') continue;
+    if (name.startsWith(SERVICE_HEADER_PREFIX)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The headers sent upstream: client headers, minus removals, plus the provider's own. */
+export function upstreamHeaders(
+  client: IncomingHttpHeaders,
+  target: UpstreamTarget,
+  forwarded: readonly string[],
+): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = { ...client };
+  const keep = new Set(forwarded);
+  for (const name of target.removeHeaders) if (!keep.has(name)) delete out[name];
+  for (const [name, value] of Object.entries(target.setHeaders)) if (!keep.has(name)) out[name] = value;
+  out.host = target.url.host;
+  return out;
+}
+
+/** Response headers for the client: the provider's, minus hop-by-hop ones. */
+export function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const listed = connectionTokens(headers);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,191 @@
+// `/v1/*`: every provider endpoint and method, forwarded unchanged. Stages: service headers ->
+// provider and target (custom host checked against SSRF) -> upstream -> request event.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { RequestEvent } from '@aigw/proto';
+import { AppError, type Logger } from '@aigw/runtime';
+import type { RequestHandler } from 'express';
+import type { GatewayConfig } from '../config.js';
+import { gatewayError } from '../errors.js';
+import { readCloudOptions } from '../providers/cloud-headers.js';
+import { getProvider } from '../providers/registry.js';
+import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
+import { H, parseServiceHeaders } from '../request/service-headers.js';
+import { parseCustomHost, pinnedLookup, resolveSafeTarget } from '../ssrf/index.js';
+import { BodyCapture } from './capture.js';
+import { type ForwardResult, forward } from './forward.js';
+import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
+import { buildRequestEvent, type RequestFacts } from './request-event.js';
+
+export interface PassThroughDeps {
+  readonly config: GatewayConfig;
+  readonly publish: (event: RequestEvent) => void;
+  readonly instanceId: string;
+  readonly log: Logger;
+}
+
+/** Parsing headroom for the model and usage even when bodies are not kept in events. */
+const MIN_CAPTURE = 64 * 1024;
+
+function resolveProvider(name: string | undefined, hasCustomHost: boolean): ProviderDefinition {
+  if (name?.startsWith('@')) {
+    throw gatewayError(
+      'unknown_provider',
+      `managed provider ${name} needs a control plane (CONTROL_PLANE_GRPC_URL)`,
+      {
+        param: H.provider,
+      },
+    );
+  }
+  if (name === undefined) {
+    if (hasCustomHost) return getProvider('openai-compatible') as ProviderDefinition;
+    throw gatewayError('missing_provider', `send ${H.provider} (and Authorization) to choose a provider`, {
+      param: H.provider,
+    });
+  }
+  const provider = getProvider(name);
+  if (!provider) throw gatewayError('unknown_provider', `unknown provider "${name}"`, { param: H.provider });
+  return provider;
+}
+
+function bearer(value: string | undefined): string | undefined {
+  const match = value?.match(/^Bearer\s+(.+)$/i);
+  return match?.[1]?.trim();
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(gatewayError('payload_too_large', `The request body is larger than ${max} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function passThrough(deps: PassThroughDeps): RequestHandler {
+  const { config } = deps;
+  const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
+
+  return async (req, res) => {
+    const receivedAt = Date.now();
+    const id = randomUUID();
+    const request = new BodyCapture(captureLimit);
+    const response = new BodyCapture(captureLimit);
+    const [path = '/', query = ''] = req.url.split('?', 2) as [string, string?];
+    const facts: Omit<RequestFacts, 'traceId' | 'provider' | 'customHost' | 'metadata'> &
+      Partial<RequestFacts> = {
+      id,
+      receivedAt,
+      method: req.method,
+      path,
+      instanceId: deps.instanceId,
+      requestContentType: req.headers['content-type'],
+      request,
+      response,
+      captureBodies: config.CAPTURE_BODY_MAX_BYTES > 0,
+    };
+    let result: ForwardResult | undefined;
+    try {
+      const service = parseServiceHeaders(req.headers);
+      facts.traceId = service.traceId;
+      facts.metadata = service.metadata;
+      res.setHeader(H.traceId, service.traceId);
+      const provider = resolveProvider(service.provider, service.customHost !== undefined);
+      facts.provider = provider.id;
+      res.setHeader('x-service-provider', provider.id);
+
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > config.MAX_BODY_BYTES) {
+        throw gatewayError(
+          'payload_too_large',
+          `The request body is larger than ${config.MAX_BODY_BYTES} bytes`,
+        );
+      }
+      let customHost: URL | undefined;
+      let lookup: ReturnType<typeof pinnedLookup> | undefined;
+      if (service.customHost !== undefined) {
+        customHost = parseCustomHost(service.customHost);
+        facts.customHost = customHost.origin;
+        const safe = await resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST });
+        lookup = pinnedLookup(safe);
+      }
+      const base: Omit<ProviderRequest, 'json' | 'body'> = {
+        method: req.method,
+        path,
+        search: query ? `?${query}` : '',
+        headers: req.headers,
+        token: bearer(req.headers.authorization),
+        cloud: readCloudOptions(req.headers),
+        customHost,
+      };
+      let body: Buffer | undefined;
+      let json: unknown;
+      if (provider.needsBody(base)) {
+        body = await readBody(req, config.MAX_BODY_BYTES);
+        if (body.length > 0 && req.headers['content-type']?.includes('json')) {
+          try {
+            json = JSON.parse(body.toString('utf8'));
+          } catch {
+            throw gatewayError('invalid_json', 'The request body is not valid JSON');
+          }
+        }
+      }
+      const target = provider.buildTarget({ ...base, ...(body ? { body, json } : {}) });
+      const headers = upstreamHeaders(clientHeadersForProvider(req.headers), target, service.forwardHeaders);
+      result = await forward(res, {
+        method: req.method,
+        url: target.url,
+        headers,
+        body: body ?? req,
+        ...(lookup ? { lookup } : {}),
+        ...(service.requestTimeoutMs === undefined ? {} : { timeoutMs: service.requestTimeoutMs }),
+        idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        maxBodyBytes: config.MAX_BODY_BYTES,
+        extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
+        onRequestChunk: request.push,
+        onResponseChunk: response.push,
+      });
+    } catch (err) {
+      const error =
+        err instanceof AppError
+          ? err
+          : gatewayError('bad_request', 'The request could not be processed', { cause: err });
+      if (!(err instanceof AppError)) deps.log.error({ err, reqId: id }, 'pass-through failed');
+      facts.gatewayError = {
+        code: error.code ?? 'error',
+        message: error.message,
+        type: error.type,
+        status: error.status,
+      };
+      if (!res.headersSent) {
+        res.status(error.status).set(error.headers).json(error.toBody());
+      }
+      // Drain an unread body so the connection can be reused.
+      if (!req.readableEnded) req.resume();
+    }
+    setImmediate(() => {
+      deps.publish(
+        buildRequestEvent(
+          {
+            traceId: '',
+            provider: '',
+            customHost: '',
+            metadata: {},
+            ...facts,
+          },
+          result,
+        ),
+      );
+    });
+  };
+}

@@ -1,0 +1,107 @@
+// Builds the RequestEvent of one proxied request from what the pipeline observed.
+import { CacheStatus, RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
+import type { BodyCapture } from './capture.js';
+import type { ForwardResult } from './forward.js';
+import { estimateUsage, readResponseFacts } from './usage.js';
+
+export interface RequestFacts {
+  readonly id: string;
+  readonly traceId: string;
+  readonly receivedAt: number;
+  readonly method: string;
+  readonly path: string;
+  readonly provider: string;
+  readonly customHost: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly instanceId: string;
+  readonly requestContentType: string | undefined;
+  readonly request: BodyCapture;
+  readonly response: BodyCapture;
+  readonly captureBodies: boolean;
+  /** Set when the gateway answered itself before reaching the provider. */
+  readonly gatewayError?: { code: string; message: string; type: string; status: number };
+}
+
+function requestModel(contentType: string | undefined, body: Buffer | undefined): string {
+  if (!body || !contentType?.includes('json')) return '';
+  try {
+    const model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
+    return typeof model === 'string' ? model.slice(0, 256) : '';
+  } catch {
+    return '';
+  }
+}
+
+export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | undefined): RequestEvent {
+  const completedAt = Date.now();
+  const responseType = result?.responseHeaders['content-type'];
+  const isStream = responseType?.startsWith('text/event-stream') ?? false;
+  const responseFacts = readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
+  const ok = result !== undefined && result.status >= 200 && result.status < 300;
+  const usage =
+    responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
+  const error = facts.gatewayError ?? result?.error;
+  const upstreamUs = result && result.endedAt ? (result.endedAt - result.upstreamStartedAt) * 1000 : 0;
+  return RequestEvent.fromPartial({
+    schemaVersion: SCHEMA_VERSION,
+    id: facts.id,
+    traceId: facts.traceId,
+    receivedAtMs: facts.receivedAt,
+    upstreamStartedAtMs: result?.upstreamStartedAt ?? 0,
+    upstreamFirstByteAtMs: result?.firstByteAt ?? 0,
+    upstreamEndedAtMs: result?.endedAt ?? 0,
+    completedAtMs: completedAt,
+    provider: { type: facts.provider, customHost: facts.customHost },
+    modelRequested: requestModel(facts.requestContentType, facts.request.complete()),
+    modelServed: responseFacts.model ?? '',
+    method: facts.method,
+    path: facts.path,
+    statusCode: facts.gatewayError?.status ?? result?.status ?? 0,
+    isStream,
+    cacheStatus: CacheStatus.DISABLED,
+    attempts: result
+      ? [
+          {
+            targetPath: 'provider',
+            provider: { type: facts.provider, customHost: facts.customHost },
+            statusCode: result.status,
+            startedAtMs: result.upstreamStartedAt,
+            latencyUs: upstreamUs,
+            ...(result.error ? { error: result.error } : {}),
+          },
+        ]
+      : [],
+    ...(usage ? { tokens: usage } : {}),
+    metadata: { ...facts.metadata },
+    ...(facts.captureBodies && facts.request.total > 0
+      ? {
+          requestBody: {
+            data: facts.request.head(),
+            truncated: facts.request.truncated,
+            sizeBytes: facts.request.total,
+            contentType: facts.requestContentType ?? '',
+          },
+        }
+      : {}),
+    ...(facts.captureBodies && result
+      ? {
+          responseBody: {
+            data: facts.response.head(),
+            truncated: facts.response.truncated,
+            sizeBytes: facts.response.total,
+            contentType: responseType ?? '',
+          },
+        }
+      : {}),
+    ...(error ? { error: { code: error.code, message: error.message, type: error.type } } : {}),
+    gatewayInstanceId: facts.instanceId,
+    latency: {
+      totalUs: (completedAt - facts.receivedAt) * 1000,
+      upstreamUs,
+      timeToFirstByteUs: result?.firstByteAt ? (result.firstByteAt - result.upstreamStartedAt) * 1000 : 0,
+      gatewayOverheadUs: result ? (result.upstreamStartedAt - facts.receivedAt) * 1000 : 0,
+    },
+    requestSizeBytes: facts.request.total,
+    responseSizeBytes: facts.response.total,
+  });
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { BodyCapture } from './capture.js';
+import { estimateUsage, readResponseFacts } from './usage.js';
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+describe('readResponseFacts', () => {
+  it('reads OpenAI, Anthropic, Bedrock and Gemini JSON usage', () => {
+    expect(
+      readResponseFacts(
+        'application/json',
+        json({
+          model: 'gpt-4o-2024',
+          usage: {
+            prompt_tokens: 10,
+            completion_tokens: 5,
+            total_tokens: 15,
+            prompt_tokens_details: { cached_tokens: 4 },
+          },
+        }),
+        Buffer.alloc(0),
+      ),
+    ).toEqual({
+      model: 'gpt-4o-2024',
+      usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, cachedInputTokens: 4, estimated: false },
+    });
+    expect(
+      readResponseFacts(
+        'application/json',
+        json({ usage: { input_tokens: 7, output_tokens: 3 } }),
+        Buffer.alloc(0),
+      ).usage,
+    ).toMatchObject({
+      inputTokens: 7,
+      outputTokens: 3,
+      totalTokens: 10,
+    });
+    expect(
+      readResponseFacts(
+        'application/json',
+        json({ usage: { inputTokens: 2, outputTokens: 1, totalTokens: 3 } }),
+        Buffer.alloc(0),
+      ).usage?.totalTokens,
+    ).toBe(3);
+    expect(
+      readResponseFacts(
+        'application/json; charset=utf-8',
+        json({ usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 6, totalTokenCount: 10 } }),
+        Buffer.alloc(0),
+      ).usage,
+    ).toMatchObject({ inputTokens: 4, outputTokens: 6, totalTokens: 10 });
+  });
+
+  it('reads usage from the final chunks of OpenAI and Anthropic streams', () => {
+    const openai = [
+      'data: {"model":"gpt-x","choices":[{"delta":{"content":"hi"}}]}',
+      'data: {"model":"gpt-x","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(openai))).toEqual({
+      model: 'gpt-x',
+      usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
+    });
+    const anthropic = [
+      'event: message_start\ndata: {"type":"message_start","message":{"model":"claude","usage":{"input_tokens":9,"output_tokens":1}}}',
+      'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":12}}',
+      'event: message_stop\ndata: {"type":"message_stop"}',
+    ].join('\n\n');
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(anthropic)).usage).toMatchObject({
+      inputTokens: 9,
+      outputTokens: 12,
+      totalTokens: 21,
+    });
+  });
+
+  it('finds usage at the end of a JSON body too large to keep whole', () => {
+    const capture = new BodyCapture(1024);
+    const body = json({
+      data: [{ embedding: Array.from({ length: 5000 }, () => 0.5) }],
+      usage: { prompt_tokens: 8, total_tokens: 8 },
+    });
+    for (let i = 0; i < body.length; i += 1000) capture.push(body.subarray(i, i + 1000));
+    expect(capture.truncated).toBe(true);
+    expect(readResponseFacts('application/json', capture.complete(), capture.tail()).usage).toMatchObject({
+      inputTokens: 8,
+      totalTokens: 8,
+    });
+  });
+
+  it('returns no usage for bodies without any, and estimates from sizes on request', () => {
+    expect(
+      readResponseFacts('application/json', json({ object: 'list' }), Buffer.alloc(0)).usage,
+    ).toBeUndefined();
+    expect(
+      readResponseFacts('application/octet-stream', Buffer.from('x'), Buffer.alloc(0)).usage,
+    ).toBeUndefined();
+    expect(estimateUsage(40, 9)).toEqual({
+      inputTokens: 10,
+      outputTokens: 3,
+      totalTokens: 13,
+      cachedInputTokens: 0,
+      estimated: true,
+    });
+  });
+});
+
+describe('BodyCapture', () => {
+  it('keeps the head up to the limit and a bounded tail', () => {
+    const capture = new BodyCapture(10);
+    capture.push(Buffer.from('0123456789abcdef'));
+    for (let i = 0; i < 40; i++) capture.push(Buffer.alloc(1024, 'x'));
+    capture.push(Buffer.from('THE END'));
+    expect(capture.head().toString()).toBe('0123456789');
+    expect(capture.truncated).toBe(true);
+    expect(capture.complete()).toBeUndefined();
+    expect(capture.tail().toString().endsWith('THE END')).toBe(true);
+    expect(capture.tail().length).toBeLessThan(18 * 1024);
+    expect(capture.total).toBe(16 + 40 * 1024 + 7);
+  });
+});
