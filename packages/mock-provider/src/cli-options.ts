@@ -16,6 +16,7 @@ export const CLI_USAGE = `Usage: aigw-mock-provider [options]
   --cut-after-chunks <n>        stream n chunks, then drop the connection
   --chunks <n>                  content chunks per stream
   --api-key <key>               accepted key (repeatable; default: any key)
+  --max-recorded <n>            recorded requests kept (default 10000, 0: none)
   --aws-access-key-id <id>      SigV4 credentials for Bedrock routes
   --aws-secret-access-key <s>
   --aws-session-token <t>
@@ -51,6 +52,7 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
       host: string,
       port: string,
       'api-key': { type: 'string', multiple: true },
+      'max-recorded': string,
       'aws-access-key-id': string,
       'aws-secret-access-key': string,
       'aws-session-token': string,
@@ -68,6 +70,8 @@ export function parseCliArgs(argv: readonly string[]): CliCommand {
     if (typeof value === 'string') options[knob] = toNumber(flag, value);
   }
   if (Array.isArray(raw['api-key'])) options.apiKeys = raw['api-key'];
+  if (typeof raw['max-recorded'] === 'string')
+    options.maxRecorded = toNumber('max-recorded', raw['max-recorded']);
   const keyId = raw['aws-access-key-id'];
   const secret = raw['aws-secret-access-key'];
   if (typeof keyId === 'string' || typeof secret === 'string') {

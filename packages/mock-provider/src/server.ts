@@ -100,6 +100,12 @@ export async function createMockProvider(options: MockOptions = {}): Promise<Moc
   const initialKnobs = knobsFromOptions(options);
   let knobs: MockKnobs = initialKnobs;
   const requests: RecordedRequest[] = [];
+  const maxRecorded = options.maxRecorded ?? 10_000;
+  const remember = (record: RecordedRequest) => {
+    if (maxRecorded === 0) return;
+    requests.push(record);
+    if (requests.length > maxRecorded) requests.splice(0, requests.length - maxRecorded);
+  };
   const counter = new FailCounter();
   const state: MockState = {
     files: new Map(),
@@ -111,7 +117,7 @@ export async function createMockProvider(options: MockOptions = {}): Promise<Moc
   async function handleProvider(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
     const requestId = randomId('req_', 12);
     const record = buildRecord({ req, body, requestId });
-    requests.push(record);
+    remember(record);
     const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
     const match = matchRoute(ROUTES, req.method ?? 'GET', rawPath);
     const route = match?.route ?? CATCH_ALL;
@@ -167,7 +173,7 @@ export async function createMockProvider(options: MockOptions = {}): Promise<Moc
     record.provider = url.pathname === REALTIME_PATH ? 'openai' : 'mock';
     const model = url.searchParams.get('model');
     if (model) record.params = { model };
-    requests.push(record);
+    remember(record);
     let effective: MockKnobs;
     try {
       effective = effectiveKnobs(knobs, req.headers);

@@ -50,6 +50,8 @@ export interface MockOptions extends KnobPatch {
    * A provider without a list accepts any non-empty key.
    */
   apiKeys?: readonly string[] | Partial<Record<KeyedProvider, readonly string[]>>;
+  /** Recorded requests kept (oldest dropped first; default 10000, 0 records nothing, e.g. under load). */
+  maxRecorded?: number;
 }
 
 /** One part of a multipart/form-data body. */
