@@ -21,3 +21,27 @@ describe('maxRecorded', () => {
     }
   });
 });
+
+describe('response recording', () => {
+  it('keeps the exact bytes the mock wrote, for JSON and for streams', async () => {
+    const mock = await createMockProvider({ chunks: 3 });
+    try {
+      const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'byte for byte' }] };
+      const plain = await postJson(`${mock.url}/v1/chat/completions`, body, OPENAI_AUTH);
+      const plainBytes = Buffer.from(await plain.arrayBuffer());
+      const stream = await postJson(
+        `${mock.url}/v1/chat/completions`,
+        { ...body, stream: true },
+        OPENAI_AUTH,
+      );
+      const streamBytes = Buffer.from(await stream.arrayBuffer());
+      const [first, second] = mock.requests;
+      expect(first?.response?.status).toBe(200);
+      expect(first?.response?.body.equals(plainBytes)).toBe(true);
+      expect(second?.response?.body.equals(streamBytes)).toBe(true);
+      expect(streamBytes.toString()).toContain('data: [DONE]');
+    } finally {
+      await mock.close();
+    }
+  });
+});

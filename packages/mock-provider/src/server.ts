@@ -96,6 +96,26 @@ function authenticate(kind: AuthKind, ctx: RouteContext): ProviderError | undefi
   }
 }
 
+/** Keeps the exact bytes written to `res` on the record, so tests can compare what a proxy relayed. */
+function recordResponse(res: ServerResponse, record: RecordedRequest): void {
+  const sent: Buffer[] = [];
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === 'string' || chunk instanceof Uint8Array) sent.push(Buffer.from(chunk));
+  };
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    keep(chunk);
+    record.response = { status: res.statusCode, body: Buffer.concat(sent) };
+    return write(chunk, ...rest);
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (typeof chunk !== 'function') keep(chunk);
+    record.response = { status: res.statusCode, body: Buffer.concat(sent) };
+    return end(chunk, ...rest);
+  }) as ServerResponse['end'];
+}
+
 export async function createMockProvider(options: MockOptions = {}): Promise<MockProvider> {
   const initialKnobs = knobsFromOptions(options);
   let knobs: MockKnobs = initialKnobs;
@@ -118,6 +138,7 @@ export async function createMockProvider(options: MockOptions = {}): Promise<Moc
     const requestId = randomId('req_', 12);
     const record = buildRecord({ req, body, requestId });
     remember(record);
+    if (maxRecorded > 0) recordResponse(res, record);
     const { rawPath, rawQuery } = splitUrl(req.url ?? '/');
     const match = matchRoute(ROUTES, req.method ?? 'GET', rawPath);
     const route = match?.route ?? CATCH_ALL;

@@ -86,6 +86,8 @@ export interface RecordedRequest {
   /** True for a WebSocket upgrade request. */
   upgrade: boolean;
   receivedAt: number;
+  /** What the mock answered: status and the exact body bytes it wrote (filled as they are sent). */
+  response?: { status: number; body: Buffer };
 }
 
 export interface MockProvider {
