@@ -30,10 +30,12 @@ describe('gateway app', () => {
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toContain('http_requests_total{method="GET",route="/readyz",status="200",app="gateway"}');
 
-    const unknown = await fetch(`${base}/v1/not-yet`);
-    expect(unknown.status).toBe(404);
-    expect(unknown.headers.get('x-service-gateway-error')).toBe('true');
-    expect((await unknown.json()) as unknown).toMatchObject({ error: { code: 'route_not_found' } });
+    const noProvider = await fetch(`${base}/v1/chat/completions`, { method: 'POST', body: '{}' });
+    expect(noProvider.status).toBe(400);
+    expect(noProvider.headers.get('x-service-gateway-error')).toBe('true');
+    expect((await noProvider.json()) as unknown).toMatchObject({
+      error: { code: 'missing_provider', param: 'x-service-provider', type: 'invalid_request_error' },
+    });
 
     await app.stop();
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();

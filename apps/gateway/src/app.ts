@@ -1,5 +1,7 @@
-// The gateway process: HTTP data plane on PORT, Redis for counters, NATS for events.
-
+// The gateway process: the `/v1` data plane on PORT, Redis for counters, NATS for request events.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type App,
   Closer,
@@ -13,30 +15,38 @@ import {
   type ReadinessCheck,
 } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
-import type { RequestHandler } from 'express';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from './config.js';
-import { gatewayError } from './errors.js';
+import { createEventPublisher, type EventPublisher } from './events/index.js';
+import { passThrough } from './proxy/pass-through.js';
+import { realtimeUpgrade } from './proxy/realtime.js';
 
 export interface GatewayApp extends App {
   /** The bound HTTP port (useful with PORT=0 in tests). */
   readonly port: number;
+  /** Request events: exposed so tests and shutdown can flush them. */
+  readonly events: EventPublisher;
+}
+
+function spoolDir(config: GatewayConfig): string {
+  if (config.EVENT_SPOOL_DIR) return config.EVENT_SPOOL_DIR;
+  // PORT=0 (tests, tools) gets a private directory: two such gateways must not share a spool.
+  if (config.PORT === 0) return mkdtempSync(join(tmpdir(), 'aigw-gateway-events-'));
+  return join(tmpdir(), `aigw-gateway-events-${config.PORT}`);
 }
 
 export function createApp(config: GatewayConfig, options: { log?: Logger } = {}): GatewayApp {
   const log =
     options.log ?? createLogger({ app: 'gateway', level: config.LOG_LEVEL, instanceId: config.INSTANCE_ID });
+  const instanceId = config.INSTANCE_ID ?? `gateway-${process.pid}`;
   const metrics = createMetrics('gateway');
   const closer = new Closer(log);
   const checks: Record<string, ReadinessCheck> = {};
   let port: number | undefined;
-
-  const passThrough: RequestHandler = (req, _res, next) => {
-    next(gatewayError('route_not_found', `no provider route for ${req.method} ${req.path} yet`));
-  };
+  let events: EventPublisher | undefined;
 
   // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
-  // and keeps reconnecting in the background (limits degrade instead of the data plane stopping).
+  // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
   function connectRedis(url: string): void {
     const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
@@ -46,14 +56,9 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
     };
   }
 
-  function connectEvents(url: string): void {
+  function connectEvents(url: string): Promise<NatsConnection> {
     let nats: NatsConnection | undefined;
-    const connecting = connectNats({
-      url,
-      name: `gateway@${config.INSTANCE_ID ?? process.pid}`,
-      log,
-      waitOnFirstConnect: true,
-    }).then((nc) => {
+    const connecting = connectNats({ url, name: instanceId, log, waitOnFirstConnect: true }).then((nc) => {
       nats = nc;
       return nc;
     });
@@ -65,6 +70,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       if (!nats) throw new Error('not connected yet');
       await natsReadiness(nats)();
     };
+    return connecting;
   }
 
   return {
@@ -72,13 +78,26 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       if (port === undefined) throw new Error('gateway not started');
       return port;
     },
+    get events() {
+      if (!events) throw new Error('gateway not started');
+      return events;
+    },
     async start() {
       if (config.REDIS_URL) connectRedis(config.REDIS_URL);
       else log.warn('REDIS_URL is not set: counters and cache live in this process only (single replica)');
-      if (config.NATS_URL) connectEvents(config.NATS_URL);
-      else {
-        log.warn('NATS_URL is not set: request events are not published');
-      }
+      const nc = config.NATS_URL ? connectEvents(config.NATS_URL) : undefined;
+      if (!nc) log.warn('NATS_URL is not set: request events are not published');
+      const publisher = createEventPublisher({
+        nc,
+        subject: config.REQUEST_EVENTS_SUBJECT,
+        spoolDir: spoolDir(config),
+        maxSpoolBytes: config.EVENT_SPOOL_MAX_BYTES,
+        log,
+        metrics: metrics.registry,
+      });
+      events = publisher;
+      // Closed after the HTTP server drained (closers run in reverse), before NATS drains.
+      closer.add('events', () => publisher.close(config.SHUTDOWN_TIMEOUT_MS));
       if (!config.CONTROL_PLANE_GRPC_URL) {
         log.warn(
           'no control plane configured (CONTROL_PLANE_GRPC_URL): standalone mode, x-service-api-key is not checked',
@@ -89,10 +108,18 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         metrics,
         health: { checks, draining: () => closer.closed },
         routes: (router) => {
-          router.use('/v1', passThrough);
+          router.use(
+            '/v1',
+            passThrough({ config, publish: (event) => publisher.publish(event), instanceId, log }),
+          );
         },
       });
-      const http = await listen(app, config.PORT, config.HOST);
+      const http = await listen(app, config.PORT, config.HOST, {
+        maxHeaderSize: config.MAX_HEADER_BYTES,
+        headersTimeout: config.HEADERS_TIMEOUT_MS,
+        requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
+      });
+      http.server.on('upgrade', realtimeUpgrade(config, log));
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       port = http.port;
       log.info({ port, host: config.HOST }, 'gateway listening');

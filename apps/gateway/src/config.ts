@@ -1,6 +1,4 @@
 // Gateway settings: the only place that reads process.env. Parsed once, frozen, passed in.
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { REQUESTS_SUBJECT } from '@aigw/proto';
 import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
 import { z } from 'zod';
@@ -52,8 +50,11 @@ export const settingsSchema = z.object({
     .string()
     .regex(/^[\w.-]+$/, 'must be a NATS subject without wildcards')
     .default(REQUESTS_SUBJECT),
-  /** Where events wait while NATS is unreachable (an emptyDir volume in Kubernetes). */
-  EVENT_SPOOL_DIR: z.string().min(1).default(join(tmpdir(), 'aigw-gateway-events')),
+  /**
+   * Where events wait while NATS is unreachable (an emptyDir volume in Kubernetes). One gateway
+   * process per directory. Default: `<tmp>/aigw-gateway-events-<PORT>`.
+   */
+  EVENT_SPOOL_DIR: z.string().min(1).optional(),
   EVENT_SPOOL_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
   GUARDRAILS_ENABLED: featureFlag,
   USAGE_LIMITS_ENABLED: featureFlag,

@@ -82,9 +82,12 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
     const request = new BodyCapture(captureLimit);
     const response = new BodyCapture(captureLimit);
     const [path = '/', query = ''] = req.url.split('?', 2) as [string, string?];
-    const facts: Omit<RequestFacts, 'traceId' | 'provider' | 'customHost' | 'metadata'> &
-      Partial<RequestFacts> = {
+    const facts: { -readonly [K in keyof RequestFacts]: RequestFacts[K] } = {
       id,
+      traceId: '',
+      provider: '',
+      customHost: '',
+      metadata: {},
       receivedAt,
       method: req.method,
       path,
@@ -173,19 +176,7 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
       // Drain an unread body so the connection can be reused.
       if (!req.readableEnded) req.resume();
     }
-    setImmediate(() => {
-      deps.publish(
-        buildRequestEvent(
-          {
-            traceId: '',
-            provider: '',
-            customHost: '',
-            metadata: {},
-            ...facts,
-          },
-          result,
-        ),
-      );
-    });
+    // Built after the response is complete, off the client's path.
+    setImmediate(() => deps.publish(buildRequestEvent(facts, result)));
   };
 }

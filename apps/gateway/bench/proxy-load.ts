@@ -1,0 +1,164 @@
+// `pnpm bench` for the data plane: the mock provider, a bare node:http proxy and the gateway (with
+// request events going to a real NATS JetStream), each in its own process, driven by autocannon for
+// non-streaming (~1 KB body) and streaming chat completions. Prints throughput and latency, the
+// gateway/bare-proxy ratio and the gateway's added latency over a direct call.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { REQUESTS_STREAM, REQUESTS_SUBJECT } from '@aigw/proto';
+import { freePort, startLocalNats } from '@aigw/testkit/services';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import autocannon from 'autocannon';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 8);
+const tsx = ['--conditions=@aigw/source', '--import', 'tsx'];
+
+function start(name: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code})`)));
+    child.stdout?.once('data', () => resolve(child));
+  });
+}
+
+async function waitHttp(url: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never answered`);
+}
+
+const prompt = 'Summarise the incident report in three bullet points for the on-call channel. '.repeat(10);
+const chatBody = (stream: boolean) =>
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: prompt },
+    ],
+    temperature: 0.2,
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+
+interface Row {
+  target: string;
+  scenario: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(
+  target: string,
+  url: string,
+  headers: Record<string, string>,
+  stream: boolean,
+  connections: number,
+): Promise<Row> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', ...headers },
+    body: chatBody(stream),
+    connections,
+    duration: DURATION,
+  });
+  return {
+    target,
+    scenario: stream ? 'stream' : 'json',
+    connections,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+const nats = await startLocalNats();
+const nc = await connect({ servers: nats.url });
+const jsm = await jetstreamManager(nc);
+await jsm.streams.add({
+  name: REQUESTS_STREAM,
+  subjects: [REQUESTS_SUBJECT],
+  duplicate_window: 120_000_000_000,
+});
+const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
+const children: ChildProcess[] = [];
+try {
+  children.push(
+    await start('mock', [
+      ...tsx,
+      `${root}packages/mock-provider/src/cli.ts`,
+      '--port',
+      String(mockPort),
+      '--max-recorded',
+      '0',
+      '--chunks',
+      '20',
+    ]),
+  );
+  const mock = `http://127.0.0.1:${mockPort}`;
+  children.push(
+    await start('bare proxy', [`${root}apps/gateway/bench/bare-proxy.mjs`, String(barePort), `${mock}/v1`]),
+  );
+  children.push(
+    await start('gateway', [...tsx, `${root}apps/gateway/src/main.ts`], {
+      PORT: String(gatewayPort),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NATS_URL: nats.url,
+      CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
+    }),
+  );
+  await waitHttp(`http://127.0.0.1:${gatewayPort}/readyz`);
+  const gatewayHeaders = { 'x-service-provider': 'openai', 'x-service-custom-host': `${mock}/v1` };
+  const rows: Row[] = [];
+  for (const stream of [false, true]) {
+    for (const connections of [1, 32]) {
+      rows.push(await load('direct', `${mock}/v1/chat/completions`, {}, stream, connections));
+      rows.push(
+        await load('bare-proxy', `http://127.0.0.1:${barePort}/chat/completions`, {}, stream, connections),
+      );
+      rows.push(
+        await load(
+          'gateway',
+          `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
+          gatewayHeaders,
+          stream,
+          connections,
+        ),
+      );
+    }
+  }
+  console.table(rows);
+  const published = (await jsm.streams.info(REQUESTS_STREAM)).state.messages;
+  for (const scenario of ['json', 'stream']) {
+    const pick = (target: string, c: number) =>
+      rows.find((r) => r.target === target && r.scenario === scenario && r.connections === c);
+    const gw32 = pick('gateway', 32);
+    const bare32 = pick('bare-proxy', 32);
+    const gw1 = pick('gateway', 1);
+    const direct1 = pick('direct', 1);
+    if (!gw32 || !bare32 || !gw1 || !direct1) continue;
+    console.log(
+      `${scenario}: gateway/bare-proxy throughput at 32 connections = ${((gw32.rps / bare32.rps) * 100).toFixed(1)}%; ` +
+        `gateway adds p50 ${(gw1.p50 - direct1.p50).toFixed(2)} ms, p99 ${(gw1.p99 - direct1.p99).toFixed(2)} ms over direct at 1 connection`,
+    );
+  }
+  console.log(`request events in JetStream: ${published}`);
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+  await nc.close();
+  await nats.stop();
+}
