@@ -16,6 +16,12 @@ describe('gateway settings', () => {
     ).toEqual(['localhost', '127.0.0.1']);
   });
 
+  it('refuses allowlist entries that are not plain hosts or IPs', () => {
+    expect(() => loadGatewayConfig({ CUSTOM_HOST_ALLOWLIST: 'localhost:8080,*.internal' })).toThrow(
+      /CUSTOM_HOST_ALLOWLIST: .*localhost:8080/,
+    );
+  });
+
   it('rejects every bad setting at once', () => {
     const attempt = () =>
       loadGatewayConfig({

@@ -2,6 +2,7 @@
 import { REQUESTS_SUBJECT } from '@aigw/proto';
 import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
 import { z } from 'zod';
+import { normaliseAllowlist } from './ssrf/index.js';
 
 const bytes = (fallback: number, max: number) => z.coerce.number().int().min(0).max(max).default(fallback);
 const MiB = 1024 * 1024;
@@ -27,12 +28,14 @@ export const settingsSchema = z.object({
   CUSTOM_HOST_ALLOWLIST: z
     .string()
     .default('')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((h) => h.trim().toLowerCase())
-        .filter(Boolean),
-    ),
+    .transform((v, ctx) => {
+      try {
+        return normaliseAllowlist(v.split(',').filter((h) => h.trim() !== ''));
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: err instanceof Error ? err.message : String(err) });
+        return z.NEVER;
+      }
+    }),
   /** Idle limit on an upstream socket (no byte either way for this long ends the request: 504). */
   UPSTREAM_TIMEOUT_MS: durationMs(600_000),
   /** Largest request body accepted (413 beyond). File uploads need it large. */

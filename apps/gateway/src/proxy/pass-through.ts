@@ -24,6 +24,21 @@ export interface PassThroughDeps {
   readonly log: Logger;
 }
 
+/** `dns.lookup` has no timeout of its own: a stuck resolver must not hold the request. */
+const DNS_TIMEOUT_MS = 5_000;
+
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(gatewayError('upstream_unreachable', `resolving the custom host took longer than ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
 /** Parsing headroom for the model and usage even when bodies are not kept in events. */
 const MIN_CAPTURE = 64 * 1024;
 
@@ -119,7 +134,10 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
       if (service.customHost !== undefined) {
         customHost = parseCustomHost(service.customHost);
         facts.customHost = customHost.origin;
-        const safe = await resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST });
+        const safe = await withDeadline(
+          resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST }),
+          Math.min(service.requestTimeoutMs ?? DNS_TIMEOUT_MS, DNS_TIMEOUT_MS),
+        );
         lookup = pinnedLookup(safe);
       }
       const base: Omit<ProviderRequest, 'json' | 'body'> = {

@@ -8,7 +8,7 @@ import type { GatewayConfig } from '../config.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { getProvider } from '../providers/registry.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
-import { parseCustomHost, resolveSafeTarget } from '../ssrf/index.js';
+import { createPinnedAgent, parseCustomHost, resolveSafeTarget } from '../ssrf/index.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
 
 const PREFIX = '/v1';
@@ -43,7 +43,9 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger) {
         return;
       }
       const customHost = service.customHost === undefined ? undefined : parseCustomHost(service.customHost);
-      if (customHost) await resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST });
+      const safe = customHost
+        ? await resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST })
+        : undefined;
       const [path = '/', query = ''] = url.slice(PREFIX.length).split('?', 2) as [string, string?];
       const authorization = req.headers.authorization;
       const target = provider.buildTarget({
@@ -60,7 +62,11 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger) {
       // http-proxy copies req.headers upstream: replace them with the provider's view.
       const headers = upstreamHeaders(clientHeadersForProvider(req.headers), target, service.forwardHeaders);
       req.headers = { ...headers, connection: 'Upgrade', upgrade: 'websocket' } as IncomingMessage['headers'];
-      proxy.ws(req, socket, head, { target: wsUrl.toString() });
+      // A custom host is reached only at the address that was checked (no DNS rebinding).
+      proxy.ws(req, socket, head, {
+        target: wsUrl.toString(),
+        ...(safe ? { agent: createPinnedAgent(safe) } : {}),
+      });
     } catch (err) {
       reject(socket, 400, err instanceof Error ? err.message : 'bad realtime request');
     }

@@ -1,0 +1,272 @@
+// Publishes one RequestEvent per request to JetStream off the response path (Nats-Msg-Id = event id),
+// spooling to a bounded local file whenever NATS cannot take it and replaying the spool when it can.
+
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { RequestEvent } from '@aigw/proto';
+import type { Logger } from '@aigw/runtime';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { Registry } from 'prom-client';
+import { errorMessage } from './error-message.js';
+import { type DropReason, EventCounters, type EventStats } from './event-metrics.js';
+import { NatsLink } from './nats-link.js';
+import { RateLimitedLog } from './rate-limited-log.js';
+import { Replayer } from './replayer.js';
+import { Spool } from './spool.js';
+
+export interface EventPublisherOptions {
+  /**
+   * The app's connection. A promise while the first connection is still being made (events spool
+   * until it resolves); undefined when NATS is not configured (events are dropped and counted).
+   */
+  readonly nc: NatsConnection | Promise<NatsConnection> | undefined;
+  /** REQUESTS_SUBJECT in production; a prefixed subject in tests. */
+  readonly subject: string;
+  /** Directory of the spool segment files; one publisher (one process) per directory. */
+  readonly spoolDir: string;
+  /** Bound on the spool; beyond it new events are dropped (metric + rate-limited log line). */
+  readonly maxSpoolBytes: number;
+  /** Concurrent live JetStream publishes (default 256); beyond it events go to the spool. */
+  readonly maxInFlight?: number;
+  /** Wait for a PubAck before spooling the event (default 5000). */
+  readonly publishTimeoutMs?: number;
+  /** How often a replay is retried while the spool is not empty (default 2000). */
+  readonly retryIntervalMs?: number;
+  /** Size at which a spool segment is sealed (default maxSpoolBytes / 8, within 64 KiB..8 MiB). */
+  readonly segmentBytes?: number;
+  readonly log: Logger;
+  /** Registers the gateway_request_events_* metrics here (one publisher per registry). */
+  readonly metrics?: Registry;
+}
+
+export interface EventPublisher {
+  /** Synchronous, never throws, never waits: safe on the response path. */
+  publish(event: RequestEvent): void;
+  /** Waits (at most timeoutMs) for live publishes to settle and spool writes to reach the disk. */
+  flush(timeoutMs: number): Promise<void>;
+  /** Flushes, spools what is still unacked, and stops; later events go nowhere (counted as dropped). */
+  close(timeoutMs: number): Promise<void>;
+  stats(): EventStats;
+}
+
+interface InFlight {
+  readonly id: string;
+  readonly bytes: Uint8Array;
+  /** Set at close when the ack did not come in time: the event was spooled instead. */
+  abandoned: boolean;
+  /** Set once the publish has started. */
+  done?: Promise<void>;
+}
+
+const LOG_INTERVAL_MS = 10_000;
+const MAX_BUFFERED_SPOOL_BYTES = 16 * 1024 * 1024;
+
+export function createEventPublisher(options: EventPublisherOptions): EventPublisher {
+  const log = options.log.child({ component: 'request-events' });
+  const maxInFlight = options.maxInFlight ?? 256;
+  const timeoutMs = options.publishTimeoutMs ?? 5_000;
+  /** Handed off by publish() or awaiting a PubAck: the memory bound. */
+  const inFlight = new Set<InFlight>();
+  /** Handed off by publish(), not yet given to nats.js. */
+  const handOff: InFlight[] = [];
+  let pumpScheduled = false;
+  let state: 'open' | 'closing' | 'closed' = 'open';
+
+  const counters = new EventCounters(options.metrics, {
+    spoolBytes: () => spool.bytes,
+    inFlight: () => inFlight.size,
+  });
+  const spool = new Spool({
+    dir: options.spoolDir,
+    maxBytes: options.maxSpoolBytes,
+    segmentBytes:
+      options.segmentBytes ?? clamp(Math.floor(options.maxSpoolBytes / 8), 64 * 1024, 8 * 1024 * 1024),
+    maxBufferedBytes: Math.min(options.maxSpoolBytes, MAX_BUFFERED_SPOOL_BYTES),
+    log,
+    onWritten: (records) => counters.countSpooled(records),
+    onWriteFailed: (records) => drop('spool_write_error', records),
+  });
+  const dropLog = new RateLimitedLog(log, 'request events dropped', LOG_INTERVAL_MS, () => ({
+    spoolBytes: spool.bytes,
+    maxSpoolBytes: options.maxSpoolBytes,
+  }));
+  const failLog = new RateLimitedLog(log, 'request event publish failed; spooled', LOG_INTERVAL_MS);
+
+  // Declared before the link: a live connection reports "up" from the link's constructor.
+  let replayer: Replayer | undefined;
+  const link = options.nc
+    ? new NatsLink(options.nc, { timeoutMs, log, onUp: () => replayer?.kick() })
+    : undefined;
+  replayer = link
+    ? new Replayer({
+        spool,
+        link,
+        subject: options.subject,
+        concurrency: Math.max(1, Math.min(maxInFlight, 64)),
+        timeoutMs,
+        counters,
+        log,
+      })
+    : undefined;
+  if (!link) log.warn('NATS is not configured: request events are dropped');
+  replayer?.kick();
+  const timer = setInterval(() => {
+    replayer?.kick();
+    dropLog.tick();
+    failLog.tick();
+  }, options.retryIntervalMs ?? 2_000);
+  timer.unref();
+
+  function drop(reason: DropReason, records = 1): void {
+    counters.countDropped(reason, records);
+    dropLog.note(reason);
+  }
+
+  function toSpool(id: string, bytes: Uint8Array): void {
+    try {
+      const result = spool.append(id, bytes);
+      if (result === 'full') drop('spool_full');
+      else if (result === 'closed') drop('closed');
+    } catch (err) {
+      counters.countDropped('encode_error');
+      dropLog.note('encode_error', errorMessage(err));
+    }
+  }
+
+  /** Hands the event to the pump; false when NATS is down or the in-flight cap is reached. */
+  function send(id: string, bytes: Uint8Array): boolean {
+    if (!link?.js || inFlight.size >= maxInFlight) return false;
+    const entry: InFlight = { id, bytes, abandoned: false };
+    inFlight.add(entry);
+    handOff.push(entry);
+    if (!pumpScheduled) {
+      pumpScheduled = true;
+      setImmediate(pump);
+    }
+    return true;
+  }
+
+  // nats.js spends tens of microseconds starting a request (headers, reply mux, timer), so that
+  // happens here, after the current I/O callbacks, not inside the caller's publish().
+  function pump(): void {
+    pumpScheduled = false;
+    for (const entry of handOff.splice(0)) {
+      if (entry.abandoned) {
+        inFlight.delete(entry);
+        continue;
+      }
+      const js = link?.js;
+      if (!js) {
+        inFlight.delete(entry);
+        toSpool(entry.id, entry.bytes);
+        continue;
+      }
+      entry.done = js
+        .publish(options.subject, entry.bytes, { msgID: entry.id, timeout: timeoutMs })
+        .then(
+          () => {
+            if (!entry.abandoned) counters.countPublished();
+          },
+          (err: unknown) => {
+            if (entry.abandoned) return;
+            failLog.note('publish', errorMessage(err));
+            toSpool(entry.id, entry.bytes);
+          },
+        )
+        .finally(() => inFlight.delete(entry));
+    }
+  }
+
+  async function settle(): Promise<void> {
+    for (;;) {
+      if (handOff.length > 0) await nextTurn();
+      else if (inFlight.size > 0) await Promise.allSettled([...inFlight].map((entry) => entry.done));
+      else {
+        await spool.idle();
+        if (handOff.length === 0 && inFlight.size === 0) return;
+      }
+    }
+  }
+
+  /** True when everything settled within the time. */
+  function settleWithin(timeoutMs: number): Promise<boolean> {
+    return within(settle(), timeoutMs);
+  }
+
+  let closing: Promise<void> | undefined;
+
+  return {
+    publish(event) {
+      try {
+        if (state === 'closed') return drop('closed');
+        if (!link) return drop('no_nats');
+        const bytes = RequestEvent.encode(event).finish();
+        if (state === 'open' && send(event.id, bytes)) return;
+        toSpool(event.id, bytes);
+      } catch (err) {
+        counters.countDropped('encode_error');
+        dropLog.note('encode_error', errorMessage(err));
+      }
+    },
+
+    async flush(flushTimeoutMs) {
+      if (!(await settleWithin(flushTimeoutMs)))
+        log.warn({ inFlight: inFlight.size, spoolBytes: spool.bytes }, 'request event flush timed out');
+    },
+
+    close(closeTimeoutMs) {
+      closing ??= (async () => {
+        const deadline = performance.now() + closeTimeoutMs;
+        // While closing, new events go straight to the spool: nothing started now may need an ack.
+        state = 'closing';
+        clearInterval(timer);
+        link?.stop();
+        const replayStopped = replayer?.stop();
+        await settleWithin(deadline - performance.now());
+        // Unacked at the deadline: keep them on disk; a late ack only makes the replay a duplicate
+        // that JetStream drops by message id.
+        for (const entry of inFlight) {
+          entry.abandoned = true;
+          toSpool(entry.id, entry.bytes);
+        }
+        await within(replayStopped ?? Promise.resolve(), deadline - performance.now());
+        await spool.close();
+        state = 'closed';
+        dropLog.flush();
+        failLog.flush();
+        log.info({ ...statsOf(), inFlight: inFlight.size }, 'request event publisher closed');
+      })();
+      return closing;
+    },
+
+    stats: statsOf,
+  };
+
+  function statsOf(): EventStats {
+    return {
+      published: counters.published,
+      spooled: counters.spooled,
+      replayed: counters.replayed,
+      dropped: counters.dropped,
+      spoolBytes: spool.bytes,
+      inFlight: inFlight.size,
+      damagedSegments: counters.damagedSegments,
+    };
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}
+
+/** True when `work` settled within `ms`; false when the time ran out first. */
+async function within(work: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,63 @@
+import { AppError } from '@aigw/runtime';
+import { describe, expect, it } from 'vitest';
+import { assertSafePath, chooseBase, customBase, joinUrl } from './upstream-url.js';
+
+function rejected(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+}
+
+describe('custom host as a base', () => {
+  it('keeps scheme, host, port and base path, without a trailing slash, query or fragment', () => {
+    expect(customBase(new URL('http://127.0.0.1:9000'))).toBe('http://127.0.0.1:9000');
+    expect(customBase(new URL('https://proxy.example.com/openai/v1/?x=1#f'))).toBe(
+      'https://proxy.example.com/openai/v1',
+    );
+  });
+
+  it('replaces the provider base only when given', () => {
+    expect(chooseBase({ customHost: undefined }, 'https://api.openai.com/v1')).toBe(
+      'https://api.openai.com/v1',
+    );
+    expect(chooseBase({ customHost: new URL('http://[::1]:8080/v1') }, 'https://api.openai.com/v1')).toBe(
+      'http://[::1]:8080/v1',
+    );
+  });
+});
+
+describe('joinUrl', () => {
+  it('appends the path and the raw query as they are', () => {
+    expect(joinUrl('https://api.openai.com/v1', '/files/file-1/content', '?a=1&b=%20').href).toBe(
+      'https://api.openai.com/v1/files/file-1/content?a=1&b=%20',
+    );
+    expect(joinUrl('https://x.test', '/model/a%3A0/invoke', '').href).toBe(
+      'https://x.test/model/a%3A0/invoke',
+    );
+  });
+
+  it.each([
+    '/../admin',
+    '/v1/./x',
+    '/files/%2e%2e/x',
+    '/files/%2E./x',
+    '/a\\..\\b',
+    '/a#frag',
+    '/a?b',
+    '/a b',
+    '/a\nb',
+    'no-leading-slash',
+  ])('refuses %j with bad_request on param path', (path) => {
+    const err = rejected(() => joinUrl('https://api.openai.com/v1', path, ''));
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ status: 400, code: 'bad_request', param: 'path' });
+  });
+
+  it('accepts dots inside segments', () => {
+    expect(() => assertSafePath('/model/anthropic.claude-v2/invoke')).not.toThrow();
+    expect(() => assertSafePath('/files/...')).not.toThrow();
+  });
+});

@@ -1,0 +1,63 @@
+// Upstream URL building shared by every provider: the base (custom host or the provider's own), the
+// provider path and the client's query, refusing paths that could climb out of the base path.
+import { gatewayError } from '../errors.js';
+import type { ProviderRequest } from './types.js';
+
+/** `.` or `..` as a whole segment, raw or percent-encoded: URL parsing would resolve them. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+/** Characters a URL parser would treat as a separator or rewrite (`\` is `/` for http URLs). */
+const UNSAFE_PATH_CHARS = /[\\?#\s]/;
+
+function hasControlChar(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** A custom host as a base: origin plus its path without a trailing slash (query and fragment unused). */
+export function customBase(customHost: URL): string {
+  return `${customHost.origin}${customHost.pathname.replace(/\/+$/, '')}`;
+}
+
+/** The custom host when the client gave one, else the provider's own base (no trailing slash). */
+export function chooseBase(request: Pick<ProviderRequest, 'customHost'>, ownBase: string): string {
+  return request.customHost ? customBase(request.customHost) : ownBase;
+}
+
+/** Rejects a client path that is not a plain absolute path (dot segments, `\`, `?`, `#`, controls). */
+export function assertSafePath(path: string): void {
+  if (
+    !path.startsWith('/') ||
+    DOT_SEGMENT.test(path) ||
+    UNSAFE_PATH_CHARS.test(path) ||
+    hasControlChar(path)
+  ) {
+    throw gatewayError('bad_request', `the request path ${JSON.stringify(path)} cannot be forwarded`, {
+      param: 'path',
+    });
+  }
+}
+
+/**
+ * `base + path + search` as a URL. The path is checked first, and the result must keep the base's
+ * origin and path prefix: a provider path can only ever add to the base, never replace it.
+ */
+export function joinUrl(base: string, path: string, search: string): URL {
+  assertSafePath(path);
+  const query = search === '' || search.startsWith('?') ? search : `?${search}`;
+  const url = new URL(`${base}${path}${query}`);
+  const expected = new URL(base);
+  if (url.origin !== expected.origin || !url.pathname.startsWith(expected.pathname.replace(/\/$/, ''))) {
+    throw gatewayError('bad_request', `the request path ${JSON.stringify(path)} cannot be forwarded`, {
+      param: 'path',
+    });
+  }
+  return url;
+}
+
+/** `Authorization: Bearer <token>` when the client gave a provider token, else nothing. */
+export function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
+}
