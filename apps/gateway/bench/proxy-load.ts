@@ -117,7 +117,8 @@ try {
       PORT: String(gatewayPort),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      NATS_URL: nats.url,
+      // BENCH_NO_EVENTS=1 isolates the proxy's own cost (diagnosis only; reported figures publish events).
+      ...(process.env.BENCH_NO_EVENTS ? {} : { NATS_URL: nats.url }),
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
     }),
   );

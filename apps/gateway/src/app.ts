@@ -1,5 +1,6 @@
 // The gateway process: the `/v1` data plane on PORT, Redis for counters, NATS for request events.
 import { mkdtempSync } from 'node:fs';
+import type { RequestListener } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -18,6 +19,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher } from './events/index.js';
+import { dataPlaneMetrics } from './proxy/metrics.js';
 import { passThrough } from './proxy/pass-through.js';
 import { realtimeUpgrade } from './proxy/realtime.js';
 
@@ -107,14 +109,22 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         log,
         metrics,
         health: { checks, draining: () => closer.closed },
-        routes: (router) => {
-          router.use(
-            '/v1',
-            passThrough({ config, publish: (event) => publisher.publish(event), instanceId, log }),
-          );
-        },
       });
-      const http = await listen(app, config.PORT, config.HOST, {
+      const dataPlane = passThrough({
+        config,
+        publish: (event) => publisher.publish(event),
+        instanceId,
+        log,
+      });
+      const metric = dataPlaneMetrics(metrics.registry);
+      // `/v1/*` skips express (see passThrough); everything else (health, metrics) is the express app.
+      const handler: RequestListener = (req, res) => {
+        if (req.url?.startsWith('/v1/')) {
+          metric(res);
+          void dataPlane(req, res);
+        } else app(req, res);
+      };
+      const http = await listen(handler, config.PORT, config.HOST, {
         maxHeaderSize: config.MAX_HEADER_BYTES,
         headersTimeout: config.HEADERS_TIMEOUT_MS,
         requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import { RequestEvent } from '@aigw/proto';
+import { type RequestEvent, RequestEventBatch } from '@aigw/proto';
 import type { NatsFixture } from '@aigw/testkit';
 import { AckPolicy } from '@nats-io/jetstream';
 import { createApp, type GatewayApp } from '../src/app.js';
@@ -54,7 +54,7 @@ export async function startHarness(nats: NatsFixture, env: Record<string, string
       const c = await nats.js.consumers.get(stream, consumer);
       for (let i = 0; i < 100 && seen.length < count; i++) {
         const batch = await c.fetch({ max_messages: 100, expires: 1_000 });
-        for await (const msg of batch) seen.push(RequestEvent.decode(msg.data));
+        for await (const msg of batch) seen.push(...RequestEventBatch.decode(msg.data).events);
       }
       return seen;
     },

@@ -11,7 +11,7 @@ export function isSupportedSchemaVersion(version: number): boolean {
   return Number.isInteger(version) && version >= 1 && version <= SCHEMA_VERSION;
 }
 
-/** RequestEvent: gateway -> logger. Nats-Msg-Id = RequestEvent.id. */
+/** RequestEventBatch: gateway -> logger. Nats-Msg-Id = `<first event id>+<event count>`. */
 export const REQUESTS_STREAM = 'AIGW_REQUESTS';
 export const REQUESTS_SUBJECT = 'aigw.requests.v1';
 

@@ -43,15 +43,21 @@ export function requestContext(log: Logger): RequestHandler {
   return (req, res, next) => {
     const id = incomingId(req) ?? randomUUID();
     res.locals.requestId = id;
-    res.locals.log = log.child({ reqId: id });
     res.setHeader('x-request-id', id);
     next();
   };
 }
 
-/** The request's child logger set by requestContext (falls back to `fallback` outside it). */
-export function requestLog(res: Response, fallback: Logger): Logger {
-  return (res.locals.log as Logger | undefined) ?? fallback;
+/**
+ * The request's child logger, made on first use: a pino child costs more than a whole proxied
+ * request's own work, and most requests never log.
+ */
+export function requestLog(res: Response, base: Logger): Logger {
+  const existing = res.locals.log as Logger | undefined;
+  if (existing) return existing;
+  const child = base.child({ reqId: res.locals.requestId as string | undefined });
+  res.locals.log = child;
+  return child;
 }
 
 function incomingId(req: Request): string | undefined {

@@ -53,9 +53,9 @@ export class EventCounters {
     this.prom = registry ? createPromCounters(registry, gauges) : undefined;
   }
 
-  countPublished(): void {
-    this.published += 1;
-    this.prom?.published.inc();
+  countPublished(events = 1): void {
+    this.published += events;
+    this.prom?.published.inc(events);
   }
 
   countSpooled(records: number): void {
@@ -63,9 +63,9 @@ export class EventCounters {
     this.prom?.spooled.inc(records);
   }
 
-  countReplayed(): void {
-    this.replayed += 1;
-    this.prom?.replayed.inc();
+  countReplayed(events = 1): void {
+    this.replayed += events;
+    this.prom?.replayed.inc(events);
   }
 
   countDropped(reason: DropReason, records = 1): void {

@@ -1,11 +1,13 @@
-// Publishes one RequestEvent per request to JetStream off the response path (Nats-Msg-Id = event id),
-// spooling to a bounded local file whenever NATS cannot take it and replaying the spool when it can.
+// Publishes request events to JetStream off the response path, batched (RequestEventBatch: the
+// events ready at the same moment, Nats-Msg-Id = `<first id>+<count>`), spooling whole batches to a
+// bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
 
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Registry } from 'prom-client';
+import { batchMsgId, frameBatch, framedSize, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './batch.js';
 import { errorMessage } from './error-message.js';
 import { type DropReason, EventCounters, type EventStats } from './event-metrics.js';
 import { NatsLink } from './nats-link.js';
@@ -25,7 +27,7 @@ export interface EventPublisherOptions {
   readonly spoolDir: string;
   /** Bound on the spool; beyond it new events are dropped (metric + rate-limited log line). */
   readonly maxSpoolBytes: number;
-  /** Concurrent live JetStream publishes (default 256); beyond it events go to the spool. */
+  /** Events handed off or awaiting a PubAck (default 2048); beyond it events go to the spool. */
   readonly maxInFlight?: number;
   /** Wait for a PubAck before spooling the event (default 5000). */
   readonly publishTimeoutMs?: number;
@@ -48,13 +50,23 @@ export interface EventPublisher {
   stats(): EventStats;
 }
 
+/** A batch given to nats.js, awaiting its PubAck. */
 interface InFlight {
+  /** The batch's Nats-Msg-Id. */
   readonly id: string;
   readonly bytes: Uint8Array;
-  /** Set at close when the ack did not come in time: the event was spooled instead. */
+  /** Events in the batch. */
+  readonly count: number;
+  /** Set at close when the ack did not come in time: the batch was spooled instead. */
   abandoned: boolean;
   /** Set once the publish has started. */
   done?: Promise<void>;
+}
+
+/** An encoded event waiting for the pump to batch it. */
+interface Pending {
+  readonly id: string;
+  readonly bytes: Uint8Array;
 }
 
 const LOG_INTERVAL_MS = 10_000;
@@ -62,18 +74,20 @@ const MAX_BUFFERED_SPOOL_BYTES = 16 * 1024 * 1024;
 
 export function createEventPublisher(options: EventPublisherOptions): EventPublisher {
   const log = options.log.child({ component: 'request-events' });
-  const maxInFlight = options.maxInFlight ?? 256;
+  const maxInFlight = options.maxInFlight ?? 2048;
   const timeoutMs = options.publishTimeoutMs ?? 5_000;
-  /** Handed off by publish() or awaiting a PubAck: the memory bound. */
+  /** Batches awaiting a PubAck. */
   const inFlight = new Set<InFlight>();
-  /** Handed off by publish(), not yet given to nats.js. */
-  const handOff: InFlight[] = [];
+  /** Events handed off by publish(), not yet batched. */
+  let handOff: Pending[] = [];
+  /** Events handed off or awaiting an ack: the memory bound. */
+  let inFlightEvents = 0;
   let pumpScheduled = false;
   let state: 'open' | 'closing' | 'closed' = 'open';
 
   const counters = new EventCounters(options.metrics, {
     spoolBytes: () => spool.bytes,
-    inFlight: () => inFlight.size,
+    inFlight: () => inFlightEvents,
   });
   const spool = new Spool({
     dir: options.spoolDir,
@@ -121,11 +135,11 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     dropLog.note(reason);
   }
 
-  function toSpool(id: string, bytes: Uint8Array): void {
+  function toSpool(id: string, bytes: Uint8Array, count: number): void {
     try {
-      const result = spool.append(id, bytes);
-      if (result === 'full') drop('spool_full');
-      else if (result === 'closed') drop('closed');
+      const result = spool.append(id, bytes, count);
+      if (result === 'full') drop('spool_full', count);
+      else if (result === 'closed') drop('closed', count);
     } catch (err) {
       counters.countDropped('encode_error');
       dropLog.note('encode_error', errorMessage(err));
@@ -134,10 +148,9 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
   /** Hands the event to the pump; false when NATS is down or the in-flight cap is reached. */
   function send(id: string, bytes: Uint8Array): boolean {
-    if (!link?.js || inFlight.size >= maxInFlight) return false;
-    const entry: InFlight = { id, bytes, abandoned: false };
-    inFlight.add(entry);
-    handOff.push(entry);
+    if (!link?.js || inFlightEvents >= maxInFlight) return false;
+    inFlightEvents += 1;
+    handOff.push({ id, bytes });
     if (!pumpScheduled) {
       pumpScheduled = true;
       setImmediate(pump);
@@ -149,31 +162,53 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   // happens here, after the current I/O callbacks, not inside the caller's publish().
   function pump(): void {
     pumpScheduled = false;
-    for (const entry of handOff.splice(0)) {
-      if (entry.abandoned) {
-        inFlight.delete(entry);
-        continue;
+    const ready = handOff;
+    handOff = [];
+    for (let start = 0; start < ready.length; ) {
+      let end = start;
+      let bytes = 0;
+      while (end < ready.length && end - start < MAX_BATCH_EVENTS) {
+        const size = framedSize(ready[end]!.bytes);
+        if (end > start && bytes + size > MAX_BATCH_BYTES) break;
+        bytes += size;
+        end++;
       }
-      const js = link?.js;
-      if (!js) {
-        inFlight.delete(entry);
-        toSpool(entry.id, entry.bytes);
-        continue;
-      }
-      entry.done = js
-        .publish(options.subject, entry.bytes, { msgID: entry.id, timeout: timeoutMs })
-        .then(
-          () => {
-            if (!entry.abandoned) counters.countPublished();
-          },
-          (err: unknown) => {
-            if (entry.abandoned) return;
-            failLog.note('publish', errorMessage(err));
-            toSpool(entry.id, entry.bytes);
-          },
-        )
-        .finally(() => inFlight.delete(entry));
+      const events = ready.slice(start, end);
+      start = end;
+      sendBatch({
+        id: batchMsgId(events[0]!.id, events.length),
+        bytes: frameBatch(events.map((e) => e.bytes)),
+        count: events.length,
+        abandoned: false,
+      });
     }
+  }
+
+  function sendBatch(entry: InFlight): void {
+    inFlight.add(entry);
+    const settled = () => {
+      inFlight.delete(entry);
+      inFlightEvents -= entry.count;
+    };
+    const js = link?.js;
+    if (!js) {
+      settled();
+      toSpool(entry.id, entry.bytes, entry.count);
+      return;
+    }
+    entry.done = js
+      .publish(options.subject, entry.bytes, { msgID: entry.id, timeout: timeoutMs })
+      .then(
+        () => {
+          if (!entry.abandoned) counters.countPublished(entry.count);
+        },
+        (err: unknown) => {
+          if (entry.abandoned) return;
+          failLog.note('publish', errorMessage(err));
+          toSpool(entry.id, entry.bytes, entry.count);
+        },
+      )
+      .finally(settled);
   }
 
   async function settle(): Promise<void> {
@@ -201,7 +236,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         if (!link) return drop('no_nats');
         const bytes = RequestEvent.encode(event).finish();
         if (state === 'open' && send(event.id, bytes)) return;
-        toSpool(event.id, bytes);
+        toSpool(batchMsgId(event.id, 1), frameBatch([bytes]), 1);
       } catch (err) {
         counters.countDropped('encode_error');
         dropLog.note('encode_error', errorMessage(err));
@@ -210,7 +245,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
     async flush(flushTimeoutMs) {
       if (!(await settleWithin(flushTimeoutMs)))
-        log.warn({ inFlight: inFlight.size, spoolBytes: spool.bytes }, 'request event flush timed out');
+        log.warn({ inFlight: inFlightEvents, spoolBytes: spool.bytes }, 'request event flush timed out');
     },
 
     close(closeTimeoutMs) {
@@ -226,14 +261,14 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         // that JetStream drops by message id.
         for (const entry of inFlight) {
           entry.abandoned = true;
-          toSpool(entry.id, entry.bytes);
+          toSpool(entry.id, entry.bytes, entry.count);
         }
         await within(replayStopped ?? Promise.resolve(), deadline - performance.now());
         await spool.close();
         state = 'closed';
         dropLog.flush();
         failLog.flush();
-        log.info({ ...statsOf(), inFlight: inFlight.size }, 'request event publisher closed');
+        log.info({ ...statsOf(), inFlight: inFlightEvents }, 'request event publisher closed');
       })();
       return closing;
     },
@@ -248,7 +283,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       replayed: counters.replayed,
       dropped: counters.dropped,
       spoolBytes: spool.bytes,
-      inFlight: inFlight.size,
+      inFlight: inFlightEvents,
       damagedSegments: counters.damagedSegments,
     };
   }

@@ -5,7 +5,7 @@ import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { RequestEvent } from '@aigw/proto';
+import { RequestEvent, RequestEventBatch } from '@aigw/proto';
 import { connectNats, createLogger, type Logger } from '@aigw/runtime';
 import { test } from '@aigw/testkit';
 import { freePort, startLocalNats } from '@aigw/testkit/services';
@@ -14,6 +14,7 @@ import { nanos } from '@nats-io/nats-core';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
+import { frameBatch } from './batch.js';
 import { EVENT_METRIC_NAMES } from './event-metrics.js';
 import { createEventPublisher, type EventPublisherOptions } from './event-publisher.js';
 import { encodeRecord } from './spool-record.js';
@@ -68,19 +69,27 @@ async function addStream(jsm: JetStreamManager, name: string, subject: string): 
   await jsm.streams.add({ name, subjects: [subject], duplicate_window: nanos(DUPLICATE_WINDOW_MS) });
 }
 
-/** Every message of the stream, decoded, with the Nats-Msg-Id it was stored under. */
+/**
+ * Every event of the stream (messages are batches), with the Nats-Msg-Id of its batch, which must
+ * be `<first event id of the batch>+<events in it>`.
+ */
 async function storedEvents(
   js: JetStreamClient,
   jsm: JetStreamManager,
   stream: string,
-): Promise<{ event: RequestEvent; msgId: string | undefined }[]> {
+): Promise<{ event: RequestEvent; msgId: string | undefined; batchId: string }[]> {
   const count = (await jsm.streams.info(stream)).state.messages;
-  const stored: { event: RequestEvent; msgId: string | undefined }[] = [];
+  const stored: { event: RequestEvent; msgId: string | undefined; batchId: string }[] = [];
   if (count === 0) return stored;
   const consumer = await js.consumers.get(stream);
+  let messages = 0;
   for await (const message of await consumer.consume()) {
-    stored.push({ event: RequestEvent.decode(message.data), msgId: message.headers?.get('Nats-Msg-Id') });
-    if (stored.length === count) break;
+    const batch = RequestEventBatch.decode(message.data);
+    expect(batch.schemaVersion).toBe(1);
+    const batchId = `${batch.events[0]?.id}+${batch.events.length}`;
+    for (const event of batch.events)
+      stored.push({ event, msgId: message.headers?.get('Nats-Msg-Id'), batchId });
+    if (++messages === count) break;
   }
   return stored;
 }
@@ -141,7 +150,7 @@ describe('request event publisher', () => {
     );
     const sent = Array.from({ length: 500 }, (_, n) => sampleEvent(n));
     for (const event of sent) publisher.publish(event);
-    // Past maxInFlight (256 by default) a burst goes through the spool; either way each is sent once.
+    // Within maxInFlight (2048 by default) a burst goes out live, batched; each event is sent once.
     await vi.waitFor(() => expect(publisher.stats()).toMatchObject({ spoolBytes: 0, inFlight: 0 }), {
       timeout: 10_000,
     });
@@ -152,10 +161,12 @@ describe('request event publisher', () => {
     const stored = await storedEvents(nats.js, nats.jsm, stream);
     expect(stored).toHaveLength(500);
     const byId = new Map(sent.map((event) => [event.id, event]));
-    for (const { event, msgId } of stored) {
-      expect(msgId).toBe(event.id);
+    for (const { event, msgId, batchId } of stored) {
+      expect(msgId).toBe(batchId);
       expect(event).toEqual(byId.get(event.id));
     }
+    // A burst is batched: far fewer JetStream messages than events.
+    expect((await nats.jsm.streams.info(stream)).state.messages).toBeLessThan(50);
     expect(new Set(stored.map(({ event }) => event.id)).size).toBe(500);
     const metric = await registry.getSingleMetric(EVENT_METRIC_NAMES.published)?.get();
     expect(metric?.values[0]?.value).toBe(stats.published);
@@ -215,7 +226,10 @@ describe('request event publisher', () => {
         log,
       }),
     );
-    const record = encodeRecord(randomUUID(), RequestEvent.encode(sampleEvent(999)).finish()).length;
+    const record = encodeRecord(
+      `${randomUUID()}+1`,
+      frameBatch([RequestEvent.encode(sampleEvent(999)).finish()]),
+    ).length;
     for (let round = 0; round < 10; round++) {
       for (let n = 0; n < 50; n++) expect(publisher.publish(sampleEvent(round * 50 + n))).toBeUndefined();
       await publisher.flush(5_000);
@@ -270,7 +284,10 @@ describe('request event publisher', () => {
     for (const event of sent) before.publish(event);
     await before.close(5_000);
     const { names } = await spoolFiles(spoolDir);
-    const torn = encodeRecord(randomUUID(), RequestEvent.encode(sampleEvent(50)).finish());
+    const torn = encodeRecord(
+      `${randomUUID()}+1`,
+      frameBatch([RequestEvent.encode(sampleEvent(50)).finish()]),
+    );
     await appendFile(join(spoolDir, names.at(-1)!), torn.subarray(0, torn.length - 7));
     await appendFile(join(spoolDir, names.at(-1)!), Buffer.from('garbage after the torn record'));
 

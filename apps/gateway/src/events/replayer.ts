@@ -1,6 +1,7 @@
 // Drains the spool into JetStream: one segment at a time, a window of concurrent publishes with each
 // record's message id, and a segment is deleted only after every record in it was acked.
 import type { Logger } from '@aigw/runtime';
+import { batchEventCount } from './batch.js';
 import { errorMessage } from './error-message.js';
 import type { EventCounters } from './event-metrics.js';
 import type { NatsLink } from './nats-link.js';
@@ -102,7 +103,7 @@ export class Replayer {
         try {
           await js.publish(subject, record.payload, { msgID: record.msgId, timeout: timeoutMs });
           segment.acked.add(record.offset);
-          counters.countReplayed();
+          counters.countReplayed(batchEventCount(record.msgId));
         } catch (err) {
           failure ??= errorMessage(err);
         }

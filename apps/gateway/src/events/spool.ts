@@ -31,16 +31,18 @@ export interface SpoolOptions {
   /** Bound on bytes held in memory waiting for the writer (the rest of maxBytes is on disk). */
   readonly maxBufferedBytes: number;
   readonly log: Logger;
-  /** Records that reached the file. */
-  onWritten(records: number): void;
-  /** Records lost to a failed write. */
-  onWriteFailed(records: number): void;
+  /** Events (the weights of records) that reached the file. */
+  onWritten(events: number): void;
+  /** Events lost to a failed write. */
+  onWriteFailed(events: number): void;
 }
 
 export class Spool {
   private readonly sealed: SpoolSegment[] = [];
   private active: { segment: SpoolSegment; handle: FileHandle } | undefined;
   private pending: Buffer[] = [];
+  /** Events in each pending record (a record holds one batch). */
+  private pendingWeights: number[] = [];
   private flushQueued = false;
   /** Bytes appended but not yet on disk (queued or being written). */
   private bufferedBytes = 0;
@@ -73,13 +75,17 @@ export class Spool {
     return this.sealed.length > 0 || this.active !== undefined || this.bufferedBytes > 0;
   }
 
-  /** Queues one record for the writer; synchronous and never touches the disk itself. */
-  append(msgId: string, payload: Uint8Array): AppendResult {
+  /**
+   * Queues one record (`weight` = the events it holds) for the writer; synchronous and never
+   * touches the disk itself.
+   */
+  append(msgId: string, payload: Uint8Array, weight = 1): AppendResult {
     if (this.closed) return 'closed';
     const frame = encodeRecord(msgId, payload);
     if (this.bytes + frame.length > this.options.maxBytes) return 'full';
     if (this.bufferedBytes + frame.length > this.options.maxBufferedBytes) return 'full';
     this.pending.push(frame);
+    this.pendingWeights.push(weight);
     this.bufferedBytes += frame.length;
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -143,7 +149,9 @@ export class Spool {
 
   private async writePending(): Promise<void> {
     const batch = this.pending;
+    const weights = this.pendingWeights;
     this.pending = [];
+    this.pendingWeights = [];
     if (batch.length === 0) return;
     const size = batch.reduce((sum, frame) => sum + frame.length, 0);
     let written = 0;
@@ -169,14 +177,16 @@ export class Spool {
     }
     let complete = 0;
     let covered = 0;
-    for (const frame of batch) {
+    let events = 0;
+    for (const [i, frame] of batch.entries()) {
       if (covered + frame.length > written) break;
       covered += frame.length;
       complete += 1;
+      events += weights[i] ?? 1;
     }
-    if (complete > 0) this.options.onWritten(complete);
+    if (events > 0) this.options.onWritten(events);
     if (complete < batch.length) {
-      this.options.onWriteFailed(batch.length - complete);
+      this.options.onWriteFailed(weights.slice(complete).reduce((sum, w) => sum + w, 0));
       // A torn record ends what a reader can use of this segment: start a fresh one.
       await this.sealActive();
     } else if (this.active && this.active.segment.bytes >= this.options.segmentBytes) {

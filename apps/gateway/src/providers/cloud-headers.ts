@@ -132,8 +132,13 @@ function defined<T extends Record<string, string | undefined>>(fields: T): Parti
   return Object.keys(out).length === 0 ? undefined : out;
 }
 
+const LOWER_NAMES = Object.values(H).map((name) => name.toLowerCase());
+const NO_OPTIONS: CloudOptions = Object.freeze({});
+
 /** Reads the option headers (names matched case-insensitively; node already lower-cases them). */
 export function readCloudOptions(headers: IncomingHttpHeaders): CloudOptions {
+  // Most requests carry none of them: answer without building anything.
+  if (!LOWER_NAMES.some((name) => headers[name] !== undefined)) return NO_OPTIONS;
   const azure = defined({
     resourceName: read(headers, H.azureResourceName),
     deploymentId: read(headers, H.azureDeploymentId),

@@ -1,18 +1,18 @@
 // `/v1/*`: every provider endpoint and method, forwarded unchanged. Stages: service headers ->
 // provider and target (custom host checked against SSRF) -> upstream -> request event.
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import type { RequestEvent } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
-import type { RequestHandler } from 'express';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { getProvider } from '../providers/registry.js';
 import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
-import { parseCustomHost, pinnedLookup, resolveSafeTarget } from '../ssrf/index.js';
 import { BodyCapture } from './capture.js';
+import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
 import { buildRequestEvent, type RequestFacts } from './request-event.js';
@@ -23,6 +23,8 @@ export interface PassThroughDeps {
   readonly instanceId: string;
   readonly log: Logger;
 }
+
+export const V1 = '/v1';
 
 /** `dns.lookup` has no timeout of its own: a stuck resolver must not hold the request. */
 const DNS_TIMEOUT_MS = 5_000;
@@ -87,16 +89,25 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-export function passThrough(deps: PassThroughDeps): RequestHandler {
+/** Handles one request whose URL is below `/v1` (the caller strips nothing: the prefix is removed here). */
+export type PassThroughHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * A plain node:http handler, not an express one: the data plane is the hot path, and express's
+ * router and request/response decoration cost more than everything this handler does itself.
+ */
+export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const { config } = deps;
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
+  const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST, withDeadline);
 
   return async (req, res) => {
     const receivedAt = Date.now();
     const id = randomUUID();
     const request = new BodyCapture(captureLimit);
     const response = new BodyCapture(captureLimit);
-    const [path = '/', query = ''] = req.url.split('?', 2) as [string, string?];
+    const method = req.method ?? 'GET';
+    const [path = '/', query = ''] = (req.url ?? '/').slice(V1.length).split('?', 2) as [string, string?];
     const facts: { -readonly [K in keyof RequestFacts]: RequestFacts[K] } = {
       id,
       traceId: '',
@@ -104,7 +115,7 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
       customHost: '',
       metadata: {},
       receivedAt,
-      method: req.method,
+      method,
       path,
       instanceId: deps.instanceId,
       requestContentType: req.headers['content-type'],
@@ -130,18 +141,18 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
         );
       }
       let customHost: URL | undefined;
-      let lookup: ReturnType<typeof pinnedLookup> | undefined;
+      let lookup: LookupFunction | undefined;
       if (service.customHost !== undefined) {
-        customHost = parseCustomHost(service.customHost);
-        facts.customHost = customHost.origin;
-        const safe = await withDeadline(
-          resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST }),
+        const checked = await customHosts.check(
+          service.customHost,
           Math.min(service.requestTimeoutMs ?? DNS_TIMEOUT_MS, DNS_TIMEOUT_MS),
         );
-        lookup = pinnedLookup(safe);
+        customHost = checked.url;
+        facts.customHost = customHost.origin;
+        lookup = checked.lookup;
       }
       const base: Omit<ProviderRequest, 'json' | 'body'> = {
-        method: req.method,
+        method,
         path,
         search: query ? `?${query}` : '',
         headers: req.headers,
@@ -164,7 +175,7 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
       const target = provider.buildTarget({ ...base, ...(body ? { body, json } : {}) });
       const headers = upstreamHeaders(clientHeadersForProvider(req.headers), target, service.forwardHeaders);
       result = await forward(res, {
-        method: req.method,
+        method,
         url: target.url,
         headers,
         body: body ?? req,
@@ -189,7 +200,8 @@ export function passThrough(deps: PassThroughDeps): RequestHandler {
         status: error.status,
       };
       if (!res.headersSent) {
-        res.status(error.status).set(error.headers).json(error.toBody());
+        res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify(error.toBody()));
       }
       // Drain an unread body so the connection can be reused.
       if (!req.readableEnded) req.resume();

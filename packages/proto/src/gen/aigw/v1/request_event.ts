@@ -338,6 +338,20 @@ export interface RequestEvent_MetadataEntry {
   value: string;
 }
 
+/**
+ * What one JetStream message on `aigw.requests.v1` carries: the request events the gateway had
+ * ready at once (one under light load, hundreds under heavy load). Batching keeps JetStream's
+ * per-message cost off the data plane; each event keeps its own id, which the logger inserts
+ * idempotently. Nats-Msg-Id = `<id of the first event>+<number of events>`, stable across replays
+ * of the same spooled batch.
+ */
+export interface RequestEventBatch {
+  /** Payload schema version (1). */
+  schemaVersion: number;
+  /** The events, in the order the gateway finished them. */
+  events: RequestEvent[];
+}
+
 function createBaseProviderRef(): ProviderRef {
   return { type: "", slug: "", providerId: "", integrationId: "", customHost: "" };
 }
@@ -2382,6 +2396,95 @@ export const RequestEvent_MetadataEntry: MessageFns<RequestEvent_MetadataEntry> 
     const message = createBaseRequestEvent_MetadataEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseRequestEventBatch(): RequestEventBatch {
+  return { schemaVersion: 0, events: [] };
+}
+
+export const RequestEventBatch: MessageFns<RequestEventBatch> = {
+  encode(message: RequestEventBatch, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.schemaVersion !== 0) {
+      writer.uint32(8).uint32(message.schemaVersion);
+    }
+    for (const v of message.events) {
+      RequestEvent.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestEventBatch {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestEventBatch();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.schemaVersion = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.events.push(RequestEvent.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RequestEventBatch {
+    return {
+      schemaVersion: isSet(object.schemaVersion)
+        ? globalThis.Number(object.schemaVersion)
+        : isSet(object.schema_version)
+        ? globalThis.Number(object.schema_version)
+        : 0,
+      events: globalThis.Array.isArray(object?.events) ? object.events.map((e: any) => RequestEvent.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RequestEventBatch): unknown {
+    const obj: any = {};
+    if (message.schemaVersion !== 0) {
+      obj.schemaVersion = Math.round(message.schemaVersion);
+    }
+    if (message.events?.length) {
+      obj.events = message.events.map((e) => RequestEvent.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RequestEventBatch>, I>>(base?: I): RequestEventBatch {
+    return RequestEventBatch.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RequestEventBatch>, I>>(object: I): RequestEventBatch {
+    const message = createBaseRequestEventBatch();
+    message.schemaVersion = object.schemaVersion ?? 0;
+    message.events = object.events?.map((e) => RequestEvent.fromPartial(e)) || [];
     return message;
   },
 };
