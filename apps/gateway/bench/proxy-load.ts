@@ -3,6 +3,7 @@
 // non-streaming (~1 KB body) and streaming chat completions. Prints throughput and latency, the
 // gateway/bare-proxy ratio and the gateway's added latency over a direct call.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { REQUESTS_STREAM, REQUESTS_SUBJECT } from '@aigw/proto';
 import { freePort, startLocalNats } from '@aigw/testkit/services';
@@ -49,6 +50,13 @@ const chatBody = (stream: boolean) =>
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
 
+/** CPU time (user + system) of a process so far, in microseconds. */
+function cpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 interface Row {
   target: string;
   scenario: string;
@@ -57,6 +65,9 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU of the proxy under test (and of nats-server for the gateway) per request, in µs. */
+  cpuPerRequest: number;
+  natsCpuPerRequest: number;
 }
 
 async function load(
@@ -65,7 +76,10 @@ async function load(
   headers: Record<string, string>,
   stream: boolean,
   connections: number,
+  pids: { proxy?: number | undefined; nats?: number | undefined } = {},
 ): Promise<Row> {
+  const cpu0 = cpuMicros(pids.proxy);
+  const nats0 = cpuMicros(pids.nats);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -82,6 +96,8 @@ async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
+    cpuPerRequest: Math.round((cpuMicros(pids.proxy) - cpu0) / result.requests.total),
+    natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / result.requests.total),
   };
 }
 
@@ -123,22 +139,20 @@ try {
     }),
   );
   await waitHttp(`http://127.0.0.1:${gatewayPort}/readyz`);
+  const [mockPid, barePid, gatewayPid] = children.map((c) => c.pid);
   const gatewayHeaders = { 'x-service-provider': 'openai', 'x-service-custom-host': `${mock}/v1` };
   const rows: Row[] = [];
   for (const stream of [false, true]) {
     for (const connections of [1, 32]) {
-      rows.push(await load('direct', `${mock}/v1/chat/completions`, {}, stream, connections));
+      const gatewayUrl = `http://127.0.0.1:${gatewayPort}/v1/chat/completions`;
+      rows.push(await load('direct', `${mock}/v1/chat/completions`, {}, stream, connections, { proxy: mockPid }));
       rows.push(
-        await load('bare-proxy', `http://127.0.0.1:${barePort}/chat/completions`, {}, stream, connections),
+        await load('bare-proxy', `http://127.0.0.1:${barePort}/chat/completions`, {}, stream, connections, {
+          proxy: barePid,
+        }),
       );
       rows.push(
-        await load(
-          'gateway',
-          `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
-          gatewayHeaders,
-          stream,
-          connections,
-        ),
+        await load('gateway', gatewayUrl, gatewayHeaders, stream, connections, { proxy: gatewayPid, nats: nats.pid }),
       );
     }
   }

@@ -13,8 +13,19 @@ import type { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
 import { responseHeaders } from './headers.js';
 
-const httpAgent = new HttpAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256 });
-const httpsAgent = new HttpsAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256 });
+// One pool per idle limit: the socket timeout is set once per connection by the agent instead of
+// being re-armed on every request.
+const agents = new Map<string, HttpAgent>();
+function agentFor(https: boolean, idleTimeoutMs: number): HttpAgent {
+  const key = `${https ? 's' : ''}${idleTimeoutMs}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256, timeout: idleTimeoutMs };
+    agent = https ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
 
 export interface ForwardRequest {
   readonly method: string;
@@ -66,13 +77,17 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       clientAborted: false,
     };
     const https = fr.url.protocol === 'https:';
-    const upstream = (https ? httpsRequest : httpRequest)(fr.url, {
+    // Plain options rather than the URL object: node would convert the URL on every call.
+    const upstream = (https ? httpsRequest : httpRequest)({
+      protocol: fr.url.protocol,
+      hostname: fr.url.hostname.startsWith('[') ? fr.url.hostname.slice(1, -1) : fr.url.hostname,
+      port: fr.url.port,
+      path: `${fr.url.pathname}${fr.url.search}`,
       method: fr.method,
       headers: fr.headers,
-      agent: https ? httpsAgent : httpAgent,
+      agent: agentFor(https, fr.idleTimeoutMs),
       ...(fr.lookup ? { lookup: fr.lookup } : {}),
     });
-    upstream.setTimeout(fr.idleTimeoutMs);
     let timer: NodeJS.Timeout | undefined;
 
     const fail = (error: AppError) => {
