@@ -72,16 +72,28 @@ function complete(found: Partial<Usage>): Usage {
   };
 }
 
-/** JSON objects of the `data:` lines of an SSE buffer (partial first line skipped). */
+/**
+ * JSON objects of the `data:` lines of an SSE buffer that can carry usage or the model. Lines
+ * without either are skipped unparsed: a stream has one usage line and dozens of content lines.
+ */
 function sseObjects(text: string): Json[] {
   const out: Json[] = [];
-  for (const line of text.split('\n')) {
+  let modelSeen = false;
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
     if (!line.startsWith('data:')) continue;
+    const usage = line.includes('sage');
+    const model = !modelSeen && line.includes('"model"');
+    if (!usage && !model) continue;
     const payload = line.slice(5).trim();
     if (!payload.startsWith('{')) continue;
     try {
       const parsed = obj(JSON.parse(payload));
-      if (parsed) out.push(parsed);
+      if (!parsed) continue;
+      out.unshift(parsed);
+      if (typeof parsed.model === 'string' || typeof obj(parsed.message)?.model === 'string')
+        modelSeen = true;
     } catch {
       // A line cut by the tail window or a non-JSON payload: not usage.
     }
@@ -131,6 +143,7 @@ export function readResponseFacts(
         any = true;
       }
       if (typeof event.model === 'string') model = event.model;
+      else if (typeof obj(event.message)?.model === 'string') model = obj(event.message)?.model as string;
     }
     return { usage: any ? complete(found) : undefined, model };
   }
