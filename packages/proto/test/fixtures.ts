@@ -181,7 +181,13 @@ export const requestEvent: RequestEvent = {
       retryIndex: 1,
     },
   ],
-  tokens: { inputTokens: 1_200, outputTokens: 340, totalTokens: 1_540, cachedInputTokens: 1_024 },
+  tokens: {
+    inputTokens: 1_200,
+    outputTokens: 340,
+    totalTokens: 1_540,
+    cachedInputTokens: 1_024,
+    estimated: true,
+  },
   cost: { amountMicros: 4_523, currency: 'USD' },
   metadata: { _user: 'ada', _environment: 'prod', 'team.name': 'search' },
   guardrailResults: [
