@@ -1,5 +1,5 @@
 // The control-plane process: admin REST API on PORT, SnapshotService over gRPC, Postgres, NATS.
-import { createDatabase, migrate } from '@aigw/db';
+import { openDatabase } from '@aigw/db';
 import {
   type App,
   Closer,
@@ -37,17 +37,15 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       return ports;
     },
     async start() {
-      const database = createDatabase<ControlDatabase>({
+      const database = await openDatabase<ControlDatabase>({
         url: config.DATABASE_URL,
         schema: SCHEMA,
         applicationName: 'control-plane',
         maxConnections: config.DATABASE_POOL_MAX,
+        ...(config.MIGRATE_ON_START ? { migrations } : {}),
+        onMigrated: (applied) => log.info({ applied }, 'migrations applied'),
       });
       closer.add('postgres', () => database.close());
-      if (config.MIGRATE_ON_START) {
-        const applied = await migrate(database.db, SCHEMA, migrations);
-        log.info({ applied }, 'migrations applied');
-      }
       const nats = await connectNats({
         url: config.NATS_URL,
         name: `control-plane@${config.INSTANCE_ID ?? process.pid}`,

@@ -1,5 +1,5 @@
 // The logger process: JetStream streams and consumers, Postgres schema `logs`, LogsService over gRPC.
-import { createDatabase, migrate } from '@aigw/db';
+import { openDatabase } from '@aigw/db';
 import { STREAMS } from '@aigw/proto';
 import {
   type App,
@@ -44,17 +44,15 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
       return ports;
     },
     async start() {
-      const database = createDatabase<LogsDatabase>({
+      const database = await openDatabase<LogsDatabase>({
         url: config.DATABASE_URL,
         schema: SCHEMA,
         applicationName: 'logger',
         maxConnections: config.DATABASE_POOL_MAX,
+        ...(config.MIGRATE_ON_START ? { migrations } : {}),
+        onMigrated: (applied) => log.info({ applied }, 'migrations applied'),
       });
       closer.add('postgres', () => database.close());
-      if (config.MIGRATE_ON_START) {
-        const applied = await migrate(database.db, SCHEMA, migrations);
-        log.info({ applied }, 'migrations applied');
-      }
       const nats = await connectNats({
         url: config.NATS_URL,
         name: `logger@${config.INSTANCE_ID ?? process.pid}`,

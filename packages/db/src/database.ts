@@ -1,6 +1,7 @@
 // Postgres access for the apps that own a schema (control-plane, logger): a pg pool behind Kysely.
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { type Migrations, migrate } from './migrate.js';
 
 export interface DatabaseOptions {
   readonly url: string;
@@ -47,4 +48,25 @@ export function createDatabase<DB>(options: DatabaseOptions): Database<DB> {
       return closed;
     },
   };
+}
+
+export interface OpenDatabaseOptions extends DatabaseOptions {
+  /** Applied before the database is handed out; omit to skip (a separate `migrate` job ran them). */
+  readonly migrations?: Migrations;
+  readonly onMigrated?: (applied: string[]) => void;
+}
+
+/** An app's database, migrated when asked; the pool is closed again if migrating fails. */
+export async function openDatabase<DB>(options: OpenDatabaseOptions): Promise<Database<DB>> {
+  const database = createDatabase<DB>(options);
+  if (options.migrations) {
+    try {
+      const applied = await migrate(database.db, options.schema, options.migrations);
+      options.onMigrated?.(applied);
+    } catch (err) {
+      await database.close();
+      throw err;
+    }
+  }
+  return database;
 }

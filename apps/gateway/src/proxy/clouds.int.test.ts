@@ -110,6 +110,24 @@ describe('cloud providers through the gateway', () => {
     expect(forged.headers.get('x-service-gateway-error')).toBeNull();
   });
 
+  test('a body the gateway must read that is not JSON is a 400 invalid_json', async () => {
+    h.mock.clear();
+    const res = await fetch(`${h.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-custom-host': h.mock.url,
+        'x-service-provider': 'vertex-ai',
+        authorization: 'Bearer ya29.token',
+        'x-service-cloudB-request-type': 'generateContent',
+      },
+      body: '{"model": "projects/p/locations/us-central1/publishers/google/models/gemini", broken',
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('invalid_json');
+    expect(h.mock.requests).toEqual([]);
+  });
+
   test('hostile values meant for a hostname are a 400 before anything is sent', async () => {
     h.mock.clear();
     const cases: Array<[string, Record<string, string>]> = [

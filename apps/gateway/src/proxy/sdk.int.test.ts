@@ -1,6 +1,7 @@
 // Acceptance: the official OpenAI and Anthropic clients work through the gateway unchanged, and
 // every byte the provider sent reaches the client as sent.
 
+import { RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
@@ -136,6 +137,16 @@ describe('official SDKs through the gateway', () => {
     );
     expect(streamed?.tokens?.estimated).toBe(false);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    // Provider credentials travel in headers, which events never carry.
+    const serialized = events
+      .map(
+        (e) =>
+          `${JSON.stringify(RequestEvent.toJSON(e))}${e.requestBody?.data.toString('utf8')}${e.responseBody?.data.toString('utf8')}`,
+      )
+      .join('\n');
+    expect(serialized).toContain('hello there');
+    expect(serialized).not.toContain('sk-test');
+    expect(serialized).not.toContain('sk-ant-test');
   });
 });
 
