@@ -2,7 +2,6 @@
 // events ready at the same moment, Nats-Msg-Id = `<first id>+<count>`), spooling whole batches to a
 // bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
 
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -31,6 +30,8 @@ export interface EventPublisherOptions {
   readonly maxInFlight?: number;
   /** Wait for a PubAck before spooling the event (default 5000). */
   readonly publishTimeoutMs?: number;
+  /** How long an event may wait for others to share its batch (default 10 ms). */
+  readonly lingerMs?: number;
   /** How often a replay is retried while the spool is not empty (default 2000). */
   readonly retryIntervalMs?: number;
   /** Size at which a spool segment is sealed (default maxSpoolBytes / 8, within 64 KiB..8 MiB). */
@@ -82,7 +83,9 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   let handOff: Pending[] = [];
   /** Events handed off or awaiting an ack: the memory bound. */
   let inFlightEvents = 0;
-  let pumpScheduled = false;
+  /** Pending pump run: events linger up to `lingerMs` so that a batch carries many of them. */
+  let pumpTimer: NodeJS.Timeout | undefined;
+  const lingerMs = options.lingerMs ?? 10;
   let state: 'open' | 'closing' | 'closed' = 'open';
 
   const counters = new EventCounters(options.metrics, {
@@ -151,17 +154,18 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     if (!link?.js || inFlightEvents >= maxInFlight) return false;
     inFlightEvents += 1;
     handOff.push({ id, bytes });
-    if (!pumpScheduled) {
-      pumpScheduled = true;
-      setImmediate(pump);
-    }
+    if (handOff.length >= MAX_BATCH_EVENTS) pump();
+    else pumpTimer ??= setTimeout(pump, lingerMs);
     return true;
   }
 
-  // nats.js spends tens of microseconds starting a request (headers, reply mux, timer), so that
-  // happens here, after the current I/O callbacks, not inside the caller's publish().
+  // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
+  // write, then a PubAck to read), so that happens here, once per batch, not per event and not
+  // inside the caller's publish(). Lingering costs nothing on the response path: events are
+  // published after their response is complete.
   function pump(): void {
-    pumpScheduled = false;
+    clearTimeout(pumpTimer);
+    pumpTimer = undefined;
     const ready = handOff;
     handOff = [];
     for (let start = 0; start < ready.length; ) {
@@ -213,7 +217,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
   async function settle(): Promise<void> {
     for (;;) {
-      if (handOff.length > 0) await nextTurn();
+      if (handOff.length > 0) pump();
       else if (inFlight.size > 0) await Promise.allSettled([...inFlight].map((entry) => entry.done));
       else {
         await spool.idle();

@@ -25,15 +25,20 @@ export class BodyCapture {
     }
   };
 
-  /** The first `limit` bytes. */
+  private headCache: Buffer | undefined;
+
+  /** The first `limit` bytes (read once the body is complete; the result is kept). */
   head(): Buffer {
-    const head = Buffer.concat(this.headChunks);
-    return head.length > this.limit ? head.subarray(0, this.limit) : head;
+    if (!this.headCache) {
+      const head = this.headChunks.length === 1 ? this.headChunks[0]! : Buffer.concat(this.headChunks);
+      this.headCache = head.length > this.limit ? head.subarray(0, this.limit) : head;
+    }
+    return this.headCache;
   }
 
   /** The last bytes seen (at least 16 KiB when that much passed). */
   tail(): Buffer {
-    return Buffer.concat(this.tailChunks);
+    return this.tailChunks.length === 1 ? this.tailChunks[0]! : Buffer.concat(this.tailChunks);
   }
 
   get truncated(): boolean {

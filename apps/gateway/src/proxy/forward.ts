@@ -147,10 +147,11 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       result.firstByteAt = Date.now();
       result.status = upRes.statusCode ?? 502;
       result.responseHeaders = upRes.headers;
-      res.writeHead(result.status, upRes.statusMessage, {
-        ...responseHeaders(upRes.headers),
-        ...fr.extraResponseHeaders,
-      });
+      res.writeHead(
+        result.status,
+        upRes.statusMessage,
+        responseHeaders(upRes.headers, fr.extraResponseHeaders),
+      );
       // Event streams: send the headers now, so the client sees the stream open immediately.
       if (upRes.headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
       upRes.on('data', (chunk: Buffer) => {

@@ -27,37 +27,47 @@ function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
 
 /** Client headers a provider may see: without hop-by-hop, Host and `x-service-*` headers. */
 export function clientHeadersForProvider(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const listed = connectionTokens(headers);
+  const listed = headers.connection ? connectionTokens(headers) : undefined;
   const out: IncomingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name) || name === 'host') continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || name === 'host' || listed?.has(name)) continue;
     if (name.startsWith(SERVICE_HEADER_PREFIX)) continue;
     out[name] = value;
   }
   return out;
 }
 
-/** The headers sent upstream: client headers, minus removals, plus the provider's own. */
+/**
+ * The headers sent upstream: client headers, minus removals, plus the provider's own. `client`
+ * must be a fresh object (from clientHeadersForProvider): it is completed in place.
+ */
 export function upstreamHeaders(
   client: IncomingHttpHeaders,
   target: UpstreamTarget,
   forwarded: readonly string[],
 ): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = { ...client };
-  const keep = new Set(forwarded);
-  for (const name of target.removeHeaders) if (!keep.has(name)) delete out[name];
-  for (const [name, value] of Object.entries(target.setHeaders)) if (!keep.has(name)) out[name] = value;
+  const out: OutgoingHttpHeaders = client;
+  for (const name of target.removeHeaders) if (!forwarded.includes(name)) delete out[name];
+  for (const name in target.setHeaders) {
+    if (!forwarded.includes(name)) out[name] = target.setHeaders[name];
+  }
   out.host = target.url.host;
   return out;
 }
 
 /** Response headers for the client: the provider's, minus hop-by-hop ones. */
-export function responseHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const listed = connectionTokens(headers);
+export function responseHeaders(
+  headers: IncomingHttpHeaders,
+  extra: Readonly<Record<string, string>> = {},
+): OutgoingHttpHeaders {
+  const listed = headers.connection ? connectionTokens(headers) : undefined;
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || listed.has(name)) continue;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name)) continue;
     out[name] = value;
   }
+  for (const name in extra) out[name] = extra[name];
   return out;
 }

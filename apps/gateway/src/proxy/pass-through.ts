@@ -206,7 +206,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       // Drain an unread body so the connection can be reused.
       if (!req.readableEnded) req.resume();
     }
-    // Built after the response is complete, off the client's path.
-    setImmediate(() => deps.publish(buildRequestEvent(facts, result)));
+    // The response is complete (forward resolves on close): this is off the client's path.
+    deps.publish(buildRequestEvent(facts, result));
   };
 }

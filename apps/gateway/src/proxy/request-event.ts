@@ -32,6 +32,14 @@ function requestModel(contentType: string | undefined, body: Buffer | undefined)
   }
 }
 
+/**
+ * Wall-clock milliseconds as the unsigned microseconds the contract wants: a clock step backwards
+ * must give 0, not a negative number that would make the whole event unencodable.
+ */
+function micros(ms: number): number {
+  return ms > 0 ? Math.round(ms * 1000) : 0;
+}
+
 export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | undefined): RequestEvent {
   const completedAt = Date.now();
   const responseType = result?.responseHeaders['content-type'];
@@ -41,7 +49,7 @@ export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | u
   const usage =
     responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
-  const upstreamUs = result && result.endedAt ? (result.endedAt - result.upstreamStartedAt) * 1000 : 0;
+  const upstreamUs = result && result.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
   return RequestEvent.fromPartial({
     schemaVersion: SCHEMA_VERSION,
     id: facts.id,
@@ -96,10 +104,10 @@ export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | u
     ...(error ? { error: { code: error.code, message: error.message, type: error.type } } : {}),
     gatewayInstanceId: facts.instanceId,
     latency: {
-      totalUs: (completedAt - facts.receivedAt) * 1000,
+      totalUs: micros(completedAt - facts.receivedAt),
       upstreamUs,
-      timeToFirstByteUs: result?.firstByteAt ? (result.firstByteAt - result.upstreamStartedAt) * 1000 : 0,
-      gatewayOverheadUs: result ? (result.upstreamStartedAt - facts.receivedAt) * 1000 : 0,
+      timeToFirstByteUs: result?.firstByteAt ? micros(result.firstByteAt - result.upstreamStartedAt) : 0,
+      gatewayOverheadUs: result ? micros(result.upstreamStartedAt - facts.receivedAt) : 0,
     },
     requestSizeBytes: facts.request.total,
     responseSizeBytes: facts.response.total,

@@ -1,0 +1,73 @@
+import { RequestEvent } from '@aigw/proto';
+import { describe, expect, it } from 'vitest';
+import { BodyCapture } from './capture.js';
+import { buildRequestEvent } from './request-event.js';
+
+function facts(receivedAt: number) {
+  const request = new BodyCapture(1024);
+  request.push(Buffer.from('{"model":"gpt-4o","messages":[]}'));
+  const response = new BodyCapture(1024);
+  response.push(
+    Buffer.from('{"model":"gpt-4o-2024","usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}'),
+  );
+  return {
+    id: 'evt-1',
+    traceId: 'trace-1',
+    receivedAt,
+    method: 'POST',
+    path: '/chat/completions',
+    provider: 'openai',
+    customHost: '',
+    metadata: { _user: 'u' },
+    instanceId: 'gw-1',
+    requestContentType: 'application/json',
+    request,
+    response,
+    captureBodies: true,
+  };
+}
+
+describe('buildRequestEvent', () => {
+  it('records model, usage, bodies and timings', () => {
+    const now = Date.now();
+    const event = buildRequestEvent(facts(now - 5), {
+      status: 200,
+      upstreamStartedAt: now - 4,
+      firstByteAt: now - 2,
+      endedAt: now - 1,
+      responseBytes: 80,
+      responseHeaders: { 'content-type': 'application/json' },
+      clientAborted: false,
+    });
+    expect(event).toMatchObject({
+      id: 'evt-1',
+      modelRequested: 'gpt-4o',
+      modelServed: 'gpt-4o-2024',
+      statusCode: 200,
+      tokens: { inputTokens: 3, outputTokens: 4, totalTokens: 7, estimated: false },
+      metadata: { _user: 'u' },
+    });
+    expect(event.latency?.upstreamUs).toBe(3000);
+    expect(event.requestBody?.data.toString()).toContain('gpt-4o');
+  });
+
+  it('stays encodable when the wall clock stepped backwards during the request', () => {
+    const now = Date.now();
+    const event = buildRequestEvent(facts(now + 60_000), {
+      status: 200,
+      upstreamStartedAt: now + 50,
+      firstByteAt: now + 10,
+      endedAt: now,
+      responseBytes: 80,
+      responseHeaders: { 'content-type': 'application/json' },
+      clientAborted: false,
+    });
+    expect(event.latency).toMatchObject({
+      totalUs: 0,
+      upstreamUs: 0,
+      timeToFirstByteUs: 0,
+      gatewayOverheadUs: 0,
+    });
+    expect(RequestEvent.decode(RequestEvent.encode(event).finish()).id).toBe('evt-1');
+  });
+});
