@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BinaryLocator, createLocator } from './binaries.js';
 import { freePort } from './free-port.js';
+import { localHandle } from './local-handle.js';
 import { waitUntilReady, withPortRetry } from './ready.js';
 import { spawnReaped } from './reaper.js';
 import { natsReady } from './tcp-probe.js';
@@ -44,18 +45,7 @@ export async function startLocalNats(options: LocalNatsOptions = {}): Promise<Lo
       await waitUntilReady(`nats-server (${binary})`, proc, () => natsReady(port), options.readyTimeoutMs);
       return { proc, url: `nats://127.0.0.1:${port}` };
     });
-    let stopped: Promise<void> | undefined;
-    return {
-      name: 'nats',
-      kind: 'local',
-      url: server.url,
-      pid: server.proc.pid,
-      startMs: Date.now() - started,
-      stop: () => {
-        stopped ??= server.proc.stop().then(cleanup);
-        return stopped;
-      },
-    };
+    return localHandle('nats', server, started, cleanup);
   } catch (err) {
     await cleanup();
     throw err;

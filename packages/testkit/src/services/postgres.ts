@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { type BinaryLocator, createLocator, locatePostgres, type PostgresBinaries } from './binaries.js';
 import { freePort } from './free-port.js';
+import { localHandle } from './local-handle.js';
 import { waitUntilReady, withPortRetry } from './ready.js';
 import { spawnReaped } from './reaper.js';
 import { postgresRunAs, type RunAs } from './run-as.js';
@@ -79,18 +80,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions = {}): Pr
       );
       return { proc, url };
     });
-    let stopped: Promise<void> | undefined;
-    return {
-      name: 'postgres',
-      kind: 'local',
-      url: server.url,
-      pid: server.proc.pid,
-      startMs: Date.now() - started,
-      stop: () => {
-        stopped ??= server.proc.stop().then(cleanup);
-        return stopped;
-      },
-    };
+    return localHandle('postgres', server, started, cleanup);
   } catch (err) {
     await cleanup();
     throw err;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type BinaryLocator, createLocator } from './binaries.js';
 import { freePort } from './free-port.js';
+import { localHandle } from './local-handle.js';
 import { waitUntilReady, withPortRetry } from './ready.js';
 import { spawnReaped } from './reaper.js';
 import { redisReady } from './tcp-probe.js';
@@ -44,18 +45,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
       await waitUntilReady(`redis-server (${binary})`, proc, () => redisReady(port), options.readyTimeoutMs);
       return { proc, url: `redis://127.0.0.1:${port}` };
     });
-    let stopped: Promise<void> | undefined;
-    return {
-      name: 'redis',
-      kind: 'local',
-      url: server.url,
-      pid: server.proc.pid,
-      startMs: Date.now() - started,
-      stop: () => {
-        stopped ??= server.proc.stop().then(cleanup);
-        return stopped;
-      },
-    };
+    return localHandle('redis', server, started, cleanup);
   } catch (err) {
     await cleanup();
     throw err;
