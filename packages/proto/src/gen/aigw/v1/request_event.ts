@@ -10,8 +10,9 @@ import { Cost, TokenUsage } from "./common.js";
 
 /**
  * RequestEvent: everything the logger records about one gateway request. Published by the gateway
- * off the response path to the JetStream stream AIGW_REQUESTS on subject `aigw.requests.v1` with
- * Nats-Msg-Id = id; the logger inserts it idempotently (ARCHITECTURE part 3).
+ * off the response path to the JetStream stream AIGW_REQUESTS on subject `aigw.requests.v1`, in
+ * RequestEventBatch messages (Nats-Msg-Id = `<first event id>+<count>`); the logger inserts each
+ * event idempotently by its id (ARCHITECTURE part 3, docs/request-events.md).
  */
 
 /** The `x-service-cache-status` of a request. */
@@ -243,7 +244,7 @@ export interface LatencyBreakdown {
 export interface RequestEvent {
   /** Payload schema version (1). The logger dead-letters versions it does not know. */
   schemaVersion: number;
-  /** Request id (uuid); the de-duplication key (Nats-Msg-Id) and the log id. */
+  /** Request id (uuid); the de-duplication key of the logger's insert and the log id. */
   id: string;
   /** `x-service-trace-id` (the client's, or generated). */
   traceId: string;
