@@ -19,15 +19,24 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /** Header names listed in `Connection` are hop-by-hop for this message too. */
-function connectionTokens(headers: IncomingHttpHeaders): Set<string> {
+function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
   const value = headers.connection;
-  if (!value) return new Set();
+  // The usual values name no header beyond the hop-by-hop set: skip building a set per message.
+  if (
+    !value ||
+    value === 'keep-alive' ||
+    value === 'close' ||
+    value === 'Keep-Alive' ||
+    value === 'Upgrade'
+  ) {
+    return undefined;
+  }
   return new Set(value.split(',').map((t) => t.trim().toLowerCase()));
 }
 
 /** Client headers a provider may see: without hop-by-hop, Host and `x-service-*` headers. */
 export function clientHeadersForProvider(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  const listed = headers.connection ? connectionTokens(headers) : undefined;
+  const listed = connectionTokens(headers);
   const out: IncomingHttpHeaders = {};
   for (const name in headers) {
     const value = headers[name];
@@ -61,7 +70,7 @@ export function responseHeaders(
   headers: IncomingHttpHeaders,
   extra: Readonly<Record<string, string>> = {},
 ): OutgoingHttpHeaders {
-  const listed = headers.connection ? connectionTokens(headers) : undefined;
+  const listed = connectionTokens(headers);
   const out: OutgoingHttpHeaders = {};
   for (const name in headers) {
     const value = headers[name];
