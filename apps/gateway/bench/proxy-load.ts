@@ -106,12 +106,19 @@ async function load(
  * Sequential requests over one keep-alive connection, timed with hrtime: autocannon reports whole
  * milliseconds, too coarse for "adds under 1 ms".
  */
-async function sequentialLatency(url: string, headers: Record<string, string>, count: number) {
+async function sequentialLatency(
+  url: string,
+  headers: Record<string, string>,
+  count: number,
+  stream = false,
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const body = chatBody(false);
+  const body = chatBody(stream);
+  // JSON: time to the end of the response. Streaming: time to the first body byte (first SSE event).
   const once = () =>
     new Promise<number>((resolve, reject) => {
       const start = process.hrtime.bigint();
+      const elapsed = () => Number(process.hrtime.bigint() - start) / 1e6;
       const req = request(
         url,
         {
@@ -120,8 +127,11 @@ async function sequentialLatency(url: string, headers: Record<string, string>, c
           headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', ...headers },
         },
         (res) => {
-          res.resume();
-          res.on('end', () => resolve(Number(process.hrtime.bigint() - start) / 1e6));
+          let first: number | undefined;
+          res.on('data', () => {
+            first ??= elapsed();
+          });
+          res.on('end', () => resolve(stream ? (first ?? elapsed()) : elapsed()));
         },
       );
       req.on('error', reject);
@@ -207,6 +217,19 @@ try {
     ),
   };
   console.log('sequential latency, 1 connection, ms:', JSON.stringify(precise));
+  const ttfb = {
+    direct: await sequentialLatency(`${mock}/v1/chat/completions`, {}, 1000, true),
+    gateway: await sequentialLatency(
+      `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
+      gatewayHeaders,
+      1000,
+      true,
+    ),
+  };
+  console.log(
+    `streaming time to first byte: gateway adds p50 ${(ttfb.gateway.p50 - ttfb.direct.p50).toFixed(3)} ms, ` +
+      `p99 ${(ttfb.gateway.p99 - ttfb.direct.p99).toFixed(3)} ms over direct (${JSON.stringify(ttfb)})`,
+  );
   console.log(
     `gateway adds p50 ${(precise.gateway.p50 - precise.direct.p50).toFixed(3)} ms, p99 ${(precise.gateway.p99 - precise.direct.p99).toFixed(3)} ms over direct ` +
       `(bare proxy adds p50 ${(precise.bare.p50 - precise.direct.p50).toFixed(3)} ms)`,
