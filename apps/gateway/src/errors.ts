@@ -17,7 +17,6 @@ const CODES = {
   unknown_provider: { status: 400, type: 'invalid_request_error' },
   /** The custom host is not an allowed public http(s) URL (SSRF protection). */
   custom_host_blocked: { status: 400, type: 'invalid_request_error' },
-  route_not_found: { status: 404, type: 'not_found' },
   /** `x-service-request-timeout` elapsed before the provider answered. */
   request_timeout: { status: 408, type: 'timeout_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },

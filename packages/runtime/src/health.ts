@@ -1,6 +1,7 @@
 // /healthz (the process is alive), /readyz (every dependency answers), /metrics (Prometheus).
 import { Router } from 'express';
 import type { Registry } from 'prom-client';
+import { withTimeout } from './timeout.js';
 
 /** A readiness check resolves when the dependency answers and rejects (or times out) otherwise. */
 export type ReadinessCheck = () => Promise<void>;
@@ -23,7 +24,11 @@ export async function checkReadiness(options: HealthOptions): Promise<ReadinessR
   const entries = await Promise.all(
     Object.entries(options.checks).map(async ([name, check]) => {
       try {
-        await withTimeout(check(), timeoutMs, `${name} did not answer within ${timeoutMs} ms`);
+        await withTimeout(
+          check(),
+          timeoutMs,
+          () => new Error(`${name} did not answer within ${timeoutMs} ms`),
+        );
         return [name, { ok: true }] as const;
       } catch (err) {
         return [name, { ok: false, error: err instanceof Error ? err.message : String(err) }] as const;
@@ -49,18 +54,4 @@ export function healthRouter(options: HealthOptions): Router {
     res.send(await options.registry.metrics());
   });
   return router;
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(message)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -19,7 +19,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(requestContext(options.log));
+  app.use(requestContext());
   app.use(httpMetrics(options.metrics));
   if (options.accessLog) {
     app.use((req, res, next) => {

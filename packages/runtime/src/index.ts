@@ -10,3 +10,4 @@ export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './nats.js';
+export * from './timeout.js';

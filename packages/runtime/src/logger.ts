@@ -38,8 +38,8 @@ export function createLogger(options: {
 const REQUEST_ID_HEADERS = ['x-service-trace-id', 'x-request-id'] as const;
 const SAFE_ID = /^[\w.:-]{1,128}$/;
 
-/** Gives each request an id (from a safe incoming trace/request id, else a uuid) and a child logger. */
-export function requestContext(log: Logger): RequestHandler {
+/** Gives each request an id (from a safe incoming trace/request id, else a uuid); see requestLog. */
+export function requestContext(): RequestHandler {
   return (req, res, next) => {
     const id = incomingId(req) ?? randomUUID();
     res.locals.requestId = id;

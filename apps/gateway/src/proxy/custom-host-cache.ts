@@ -3,32 +3,41 @@
 // successful checks are kept, with the addresses they were checked against (connections still go
 // to those addresses only), so a cache hit is exactly as safe as the check it remembers.
 import type { LookupFunction } from 'node:net';
-import { parseCustomHost, pinnedLookup, resolveSafeTarget } from '../ssrf/index.js';
+import { withTimeout } from '@aigw/runtime';
+import { gatewayError } from '../errors.js';
+import { parseCustomHost, pinnedLookup, resolveSafeTarget, type SafeTarget } from '../ssrf/index.js';
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 1024;
+/** `dns.lookup` has no timeout of its own: a stuck resolver must not hold the request. */
+const DNS_TIMEOUT_MS = 5_000;
 
 export interface CheckedHost {
   readonly url: URL;
+  readonly target: SafeTarget;
+  /** Answers only with the checked addresses (for http.request / agents). */
   readonly lookup: LookupFunction;
 }
 
 export class CustomHostCache {
   private readonly entries = new Map<string, { host: CheckedHost; expires: number }>();
 
-  constructor(
-    private readonly allowlist: readonly string[],
-    private readonly deadline: <T>(work: Promise<T>, ms: number) => Promise<T>,
-  ) {}
+  constructor(private readonly allowlist: readonly string[]) {}
 
-  /** The checked host for a raw `x-service-custom-host` value; throws the gateway error otherwise. */
-  async check(raw: string, timeoutMs: number): Promise<CheckedHost> {
+  /**
+   * The checked host for a raw `x-service-custom-host` value; throws the gateway error otherwise.
+   * Resolution gets at most 5 s, less when the request's own timeout is shorter.
+   */
+  async check(raw: string, requestTimeoutMs?: number): Promise<CheckedHost> {
     const now = Date.now();
     const hit = this.entries.get(raw);
     if (hit && hit.expires > now) return hit.host;
     const url = parseCustomHost(raw);
-    const safe = await this.deadline(resolveSafeTarget(url, { allowlist: this.allowlist }), timeoutMs);
-    const host = { url, lookup: pinnedLookup(safe) };
+    const ms = Math.min(requestTimeoutMs ?? DNS_TIMEOUT_MS, DNS_TIMEOUT_MS);
+    const target = await withTimeout(resolveSafeTarget(url, { allowlist: this.allowlist }), ms, () =>
+      gatewayError('upstream_unreachable', `resolving the custom host took longer than ${ms} ms`),
+    );
+    const host = { url, target, lookup: pinnedLookup(target) };
     this.entries.delete(raw);
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;

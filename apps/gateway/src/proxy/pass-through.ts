@@ -8,14 +8,14 @@ import { AppError, type Logger } from '@aigw/runtime';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
-import { getProvider } from '../providers/registry.js';
-import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
+import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
 import { BodyCapture } from './capture.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
 import { buildRequestEvent, type RequestFacts } from './request-event.js';
+import { bearer, resolveProvider } from './target.js';
 
 export interface PassThroughDeps {
   readonly config: GatewayConfig;
@@ -26,49 +26,8 @@ export interface PassThroughDeps {
 
 export const V1 = '/v1';
 
-/** `dns.lookup` has no timeout of its own: a stuck resolver must not hold the request. */
-const DNS_TIMEOUT_MS = 5_000;
-
-function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(gatewayError('upstream_unreachable', `resolving the custom host took longer than ${ms} ms`)),
-      ms,
-    );
-  });
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Parsing headroom for the model and usage even when bodies are not kept in events. */
 const MIN_CAPTURE = 64 * 1024;
-
-function resolveProvider(name: string | undefined, hasCustomHost: boolean): ProviderDefinition {
-  if (name?.startsWith('@')) {
-    throw gatewayError(
-      'unknown_provider',
-      `managed provider ${name} needs a control plane (CONTROL_PLANE_GRPC_URL)`,
-      {
-        param: H.provider,
-      },
-    );
-  }
-  if (name === undefined) {
-    if (hasCustomHost) return getProvider('openai-compatible') as ProviderDefinition;
-    throw gatewayError('missing_provider', `send ${H.provider} (and Authorization) to choose a provider`, {
-      param: H.provider,
-    });
-  }
-  const provider = getProvider(name);
-  if (!provider) throw gatewayError('unknown_provider', `unknown provider "${name}"`, { param: H.provider });
-  return provider;
-}
-
-function bearer(value: string | undefined): string | undefined {
-  const match = value?.match(/^Bearer\s+(.+)$/i);
-  return match?.[1]?.trim();
-}
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -99,7 +58,7 @@ export type PassThroughHandler = (req: IncomingMessage, res: ServerResponse) => 
 export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const { config } = deps;
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
-  const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST, withDeadline);
+  const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
 
   return async (req, res) => {
     const receivedAt = Date.now();
@@ -143,10 +102,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       let customHost: URL | undefined;
       let lookup: LookupFunction | undefined;
       if (service.customHost !== undefined) {
-        const checked = await customHosts.check(
-          service.customHost,
-          Math.min(service.requestTimeoutMs ?? DNS_TIMEOUT_MS, DNS_TIMEOUT_MS),
-        );
+        const checked = await customHosts.check(service.customHost, service.requestTimeoutMs);
         customHost = checked.url;
         facts.customHost = customHost.origin;
         lookup = checked.lookup;

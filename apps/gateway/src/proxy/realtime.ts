@@ -6,10 +6,11 @@ import type { Logger } from '@aigw/runtime';
 import httpProxy from 'http-proxy';
 import type { GatewayConfig } from '../config.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
-import { getProvider } from '../providers/registry.js';
-import { H, parseServiceHeaders } from '../request/service-headers.js';
-import { createPinnedAgent, parseCustomHost, resolveSafeTarget } from '../ssrf/index.js';
+import { parseServiceHeaders } from '../request/service-headers.js';
+import { createPinnedAgent } from '../ssrf/index.js';
+import { CustomHostCache } from './custom-host-cache.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
+import { bearer, resolveProvider } from './target.js';
 
 const PREFIX = '/v1';
 
@@ -28,6 +29,8 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger) {
     if (socket && 'destroy' in socket) (socket as Duplex).destroy();
   });
 
+  const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
+
   return async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const url = req.url ?? '/';
     if (!url.startsWith(`${PREFIX}/`)) {
@@ -36,26 +39,18 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger) {
     }
     try {
       const service = parseServiceHeaders(req.headers);
-      const name = service.provider ?? (service.customHost ? 'openai-compatible' : undefined);
-      const provider = name ? getProvider(name) : undefined;
-      if (!provider) {
-        reject(socket, 400, `send a known ${H.provider} for realtime`);
-        return;
-      }
-      const customHost = service.customHost === undefined ? undefined : parseCustomHost(service.customHost);
-      const safe = customHost
-        ? await resolveSafeTarget(customHost, { allowlist: config.CUSTOM_HOST_ALLOWLIST })
-        : undefined;
+      const provider = resolveProvider(service.provider, service.customHost !== undefined);
+      const checked =
+        service.customHost === undefined ? undefined : await customHosts.check(service.customHost);
       const [path = '/', query = ''] = url.slice(PREFIX.length).split('?', 2) as [string, string?];
-      const authorization = req.headers.authorization;
       const target = provider.buildTarget({
         method: 'GET',
         path,
         search: query ? `?${query}` : '',
         headers: req.headers,
-        token: authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim(),
+        token: bearer(req.headers.authorization),
         cloud: readCloudOptions(req.headers),
-        customHost,
+        customHost: checked?.url,
       });
       const wsUrl = new URL(target.url);
       wsUrl.protocol = wsUrl.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -65,7 +60,7 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger) {
       // A custom host is reached only at the address that was checked (no DNS rebinding).
       proxy.ws(req, socket, head, {
         target: wsUrl.toString(),
-        ...(safe ? { agent: createPinnedAgent(safe) } : {}),
+        ...(checked ? { agent: createPinnedAgent(checked.target) } : {}),
       });
     } catch (err) {
       reject(socket, 400, err instanceof Error ? err.message : 'bad realtime request');

@@ -49,7 +49,7 @@ export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | u
   const usage =
     responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
-  const upstreamUs = result && result.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
+  const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
   return RequestEvent.fromPartial({
     schemaVersion: SCHEMA_VERSION,
     id: facts.id,
