@@ -13,15 +13,27 @@ import {
   natsReadiness,
   startGrpcServer,
 } from '@aigw/runtime';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { buildAuditEvent } from './audit/audit-event.js';
+import { createAuthenticator } from './auth/authenticate.js';
+import { createJwtVerifier } from './auth/jwt.js';
+import { SYSTEM_ACTOR } from './auth/principal.js';
+import { bootstrap } from './bootstrap.js';
 import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
+import { adminApi } from './http/admin-api.js';
+import { createOutboxRelay, ensureControlPlaneStreams, recordAudit } from './outbox/outbox.js';
+import { routes } from './routes.js';
+import { snapshotReaders } from './snapshot/snapshot.readers.js';
 import { SnapshotRepository } from './snapshot/snapshot.repository.js';
 import { snapshotService } from './snapshot/snapshot.service.js';
 
 export interface ControlPlaneApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };
 }
+
+const VERSION = '0.1.0';
 
 export function createApp(config: ControlPlaneConfig, options: { log?: Logger } = {}): ControlPlaneApp {
   const log =
@@ -46,23 +58,83 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         onMigrated: (applied) => log.info({ applied }, 'migrations applied'),
       });
       closer.add('postgres', () => database.close());
+      const created = await bootstrap(database.db, config);
+      if (created) {
+        log.info(
+          { organisationId: created.organisationId, apiKeyId: created.apiKeyId },
+          'bootstrapped the first organisation',
+        );
+        if (created.generatedKey) {
+          // Printed once, outside the structured log, so log pipelines never index it.
+          process.stdout.write(
+            `\nFirst admin API key (shown once; set BOOTSTRAP_ADMIN_KEY to choose it):\n  ${created.generatedKey}\n\n`,
+          );
+        }
+      }
+
       const nats = await connectNats({
         url: config.NATS_URL,
         name: `control-plane@${config.INSTANCE_ID ?? process.pid}`,
         log,
       });
       closer.add('nats', () => nats.drain());
+      await ensureControlPlaneStreams(await jetstreamManager(nats), config.NATS_STREAM_REPLICAS);
+      const relay = createOutboxRelay({
+        db: database.db,
+        databaseUrl: config.DATABASE_URL,
+        js: jetstream(nats),
+        log,
+        pollMs: config.OUTBOX_POLL_MS,
+      });
+      await relay.start();
+      closer.add('outbox relay', () => relay.stop());
 
       const services: GrpcService[] = [
-        snapshotService({ repository: new SnapshotRepository(database.db), log }),
+        snapshotService({
+          repository: new SnapshotRepository(database.db, snapshotReaders),
+          log,
+          ...(config.SNAPSHOT_SERVICE_TOKEN ? { token: config.SNAPSHOT_SERVICE_TOKEN } : {}),
+        }),
       ];
       const grpc = await startGrpcServer(services, config.GRPC_PORT, config.HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
+
+      const jwt = createJwtVerifier(config);
+      const authenticate = createAuthenticator({
+        db: database.db,
+        jwt,
+        onTokenRejected: async (req, error) => {
+          if (!config.AUDIT_LOGS_ENABLED) return;
+          // The organisation is unknown (the token was not trusted): recorded under none.
+          await recordAudit(
+            database.db,
+            buildAuditEvent(req, {
+              organisationId: '',
+              workspaceId: null,
+              actor: { ...SYSTEM_ACTOR, displayName: 'unauthenticated token' },
+              action: `auth.token_rejected.${error.reason}`,
+              resourceType: 'token',
+              resourceId: null,
+              statusCode: 401,
+              traceId: '',
+            }),
+          ).catch((err: unknown) => log.error({ err }, 'failed to audit a rejected token'));
+        },
+      });
 
       const app = createHttpApp({
         log,
         metrics,
         accessLog: true,
+        routes: adminApi({
+          db: database.db,
+          authenticate,
+          routes,
+          apiAccessEnabled: config.API_ACCESS_ENABLED,
+          auditEnabled: config.AUDIT_LOGS_ENABLED,
+          log,
+          version: VERSION,
+        }),
         health: {
           checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },
           draining: () => closer.closed,

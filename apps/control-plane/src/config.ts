@@ -29,6 +29,15 @@ const settingsObject = z.object({
   DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   NATS_URL: serviceUrl(['nats:', 'tls:']),
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * Prefix of stream names and subjects (`<ns>_AIGW_CHANGES`, `<ns>.aigw.changes.v1.*`) so several
+   * installations (or test runs) can share one NATS. Empty in production.
+   */
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and - (max 32)')
+    .optional(),
   /** 32 bytes, base64: encrypts provider credentials at rest. */
   MASTER_KEY: z
     .string()
@@ -36,6 +45,8 @@ const settingsObject = z.object({
     .optional(),
   /** On an empty database: the first admin API key (generated and printed once when unset). */
   BOOTSTRAP_ADMIN_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  BOOTSTRAP_ORGANISATION_NAME: z.string().trim().min(1).max(255).default('Default organisation'),
+  BOOTSTRAP_OWNER_EMAIL: z.email().default('owner@example.com'),
   /** Apply pending migrations at start (off when a `migrate` job runs them before rollout). */
   MIGRATE_ON_START: featureFlag,
   API_ACCESS_ENABLED: featureFlag,

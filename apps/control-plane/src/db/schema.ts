@@ -1,7 +1,13 @@
 // Typed view of the `control` schema for Kysely.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 
 export const SCHEMA = 'control';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
+/** bigint: pg returns it as a string; updates set `sql<number>`version + 1``. */
+type Version = ColumnType<string, number | undefined, number>;
+type Json<T extends object> = JSONColumnType<T, string | undefined, string>;
 
 export interface OutboxTable {
   id: Generated<string>;
@@ -11,6 +17,123 @@ export interface OutboxTable {
   published_at: Date | null;
 }
 
+export type OrgRole = 'owner' | 'admin' | 'member';
+export type WorkspaceRole = 'manager' | 'member';
+export type ApiKeyType = 'admin' | 'workspace' | 'service';
+
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  slug: string;
+  status: 'active' | 'disabled';
+  settings: Json<Record<string, unknown>>;
+  default_metadata: Json<Record<string, string>>;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface UsersTable {
+  id: string;
+  organisation_id: string;
+  email: string;
+  first_name: ColumnType<string, string | undefined, string>;
+  last_name: ColumnType<string, string | undefined, string>;
+  role: OrgRole;
+  status: ColumnType<'active' | 'removed', 'active' | 'removed' | undefined, 'active' | 'removed'>;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  description: ColumnType<string, string | undefined, string>;
+  status: ColumnType<'active' | 'archived', 'active' | 'archived' | undefined, 'active' | 'archived'>;
+  default_metadata: Json<Record<string, string>>;
+  settings: Json<Record<string, unknown>>;
+  usage_limits: Json<unknown[]>;
+  rate_limits: Json<unknown[]>;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: WorkspaceRole;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface UserInvitesTable {
+  id: string;
+  organisation_id: string;
+  email: string;
+  role: 'admin' | 'member';
+  workspaces: Json<{ id: string; role: WorkspaceRole }[]>;
+  token_hash: string;
+  status: ColumnType<
+    'pending' | 'accepted' | 'cancelled',
+    'pending' | undefined,
+    'pending' | 'accepted' | 'cancelled'
+  >;
+  invited_by_user_id: string | null;
+  invited_by_api_key_id: string | null;
+  accepted_user_id: string | null;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  user_id: string | null;
+  type: ApiKeyType;
+  name: string;
+  description: ColumnType<string, string | undefined, string>;
+  key_hash: string;
+  last4: string;
+  scopes: string[];
+  status: ColumnType<
+    'active' | 'expired' | 'disabled' | 'archived',
+    'active' | undefined,
+    'active' | 'expired' | 'disabled' | 'archived'
+  >;
+  expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  usage_limits: Json<unknown[]>;
+  rate_limits: Json<unknown[]>;
+  defaults: Json<Record<string, unknown>>;
+  created_by_user_id: string | null;
+  created_by_api_key_id: string | null;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  rotated_at: ColumnType<Date | null, never, Date | string | null>;
+}
+
+export interface TombstonesTable {
+  kind: number;
+  id: string;
+  organisation_id: string | null;
+  workspace_id: string | null;
+  version: ColumnType<string, number, number>;
+  deleted_at: CreatedAt;
+}
+
 export interface ControlDatabase {
   outbox: OutboxTable;
+  organisations: OrganisationsTable;
+  users: UsersTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
+  user_invites: UserInvitesTable;
+  api_keys: ApiKeysTable;
+  tombstones: TombstonesTable;
 }

@@ -1,4 +1,6 @@
 // gRPC SnapshotService: streams the entity snapshot as header, batches, trailer.
+
+import { timingSafeEqual } from 'node:crypto';
 import {
   type Entity,
   type GetRevisionRequest,
@@ -11,17 +13,45 @@ import {
   snapshotChecksum,
 } from '@aigw/proto';
 import type { GrpcService, Logger } from '@aigw/runtime';
-import { type ServerUnaryCall, type ServerWritableStream, type sendUnaryData, status } from '@grpc/grpc-js';
+import {
+  type Metadata,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type sendUnaryData,
+  status,
+} from '@grpc/grpc-js';
 import type { SnapshotRepository } from './snapshot.repository.js';
 
 const DEFAULT_BATCH = 500;
 const MAX_BATCH = 5_000;
 
-export function snapshotService(deps: { repository: SnapshotRepository; log: Logger }): GrpcService {
+export interface SnapshotServiceDeps {
+  readonly repository: SnapshotRepository;
+  readonly log: Logger;
+  /** When set, callers must send `authorization: Bearer <token>` metadata (SNAPSHOT_SERVICE_TOKEN). */
+  readonly token?: string;
+}
+
+export function snapshotService(deps: SnapshotServiceDeps): GrpcService {
   const log = deps.log.child({ component: 'snapshot' });
+  const expected = deps.token === undefined ? null : Buffer.from(`Bearer ${deps.token}`);
+  const authorised = (metadata: Metadata): boolean => {
+    if (expected === null) return true;
+    const given = metadata.get('authorization')[0];
+    const bytes = Buffer.from(typeof given === 'string' ? given : '');
+    return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+  };
 
   const implementation: SnapshotServiceServer = {
     streamSnapshot(call: ServerWritableStream<SnapshotRequest, SnapshotChunk>) {
+      if (!authorised(call.metadata)) {
+        call.destroy(
+          Object.assign(new Error('missing or wrong snapshot service token'), {
+            code: status.UNAUTHENTICATED,
+          }),
+        );
+        return;
+      }
       void (async () => {
         const request = call.request;
         const state = await deps.repository.read(request.kinds);
@@ -66,6 +96,10 @@ export function snapshotService(deps: { repository: SnapshotRepository; log: Log
       call: ServerUnaryCall<GetRevisionRequest, GetRevisionResponse>,
       callback: sendUnaryData<GetRevisionResponse>,
     ) {
+      if (!authorised(call.metadata)) {
+        callback({ code: status.UNAUTHENTICATED, details: 'missing or wrong snapshot service token' });
+        return;
+      }
       deps.repository.read(call.request.kinds).then(
         (state) =>
           callback(null, {

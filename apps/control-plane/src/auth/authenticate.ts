@@ -1,0 +1,116 @@
+// Resolves the caller of an admin request from `x-service-api-key` or `Authorization: Bearer <JWT>`.
+import type { Request } from 'express';
+import type { Kysely } from 'kysely';
+import type { ControlDatabase } from '../db/schema.js';
+import { unauthorized } from '../http/api-errors.js';
+import { hashApiKey } from './api-key-secret.js';
+import { type JwtVerifier, TokenError } from './jwt.js';
+import type { Principal, Role } from './principal.js';
+
+export const API_KEY_HEADER = 'x-service-api-key';
+
+export interface AuthenticatorDeps {
+  readonly db: Kysely<ControlDatabase>;
+  readonly jwt: JwtVerifier | null;
+  /** Called for every rejected token (spec part 6: token failures are audited). */
+  readonly onTokenRejected: (req: Request, error: TokenError) => Promise<void>;
+}
+
+export type Authenticate = (req: Request) => Promise<Principal>;
+
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticate {
+  return async (req) => {
+    const key = req.headers[API_KEY_HEADER];
+    if (typeof key === 'string' && key !== '') return apiKeyPrincipal(deps.db, key);
+    const authorization = req.headers.authorization;
+    if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) {
+      return tokenPrincipal(deps, req, authorization.replace(/^bearer\s+/i, '').trim());
+    }
+    throw unauthorized(
+      `missing credentials: send an API key in ${API_KEY_HEADER} or a token as Authorization: Bearer <JWT>`,
+    );
+  };
+}
+
+async function tokenPrincipal(deps: AuthenticatorDeps, req: Request, token: string): Promise<Principal> {
+  if (!deps.jwt)
+    throw unauthorized('token authentication is not enabled on this control plane (JWT_JWKS_URL is unset)');
+  try {
+    const identity = await deps.jwt.verify(token);
+    const orgLevel = identity.role === 'owner' || identity.role === 'admin';
+    return {
+      via: 'jwt',
+      organisationId: identity.organisationId,
+      workspaceId: orgLevel ? null : identity.workspaceId,
+      role: identity.role,
+      scopes: new Set(identity.scopes),
+      userId: identity.subject,
+      apiKeyId: null,
+      keyType: null,
+      displayName: identity.subject,
+    };
+  } catch (err) {
+    if (err instanceof TokenError) {
+      await deps.onTokenRejected(req, err);
+      throw unauthorized(`invalid token: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promise<Principal> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('organisations as o', 'o.id', 'k.organisation_id')
+    .leftJoin('workspaces as w', 'w.id', 'k.workspace_id')
+    .leftJoin('users as u', 'u.id', 'k.user_id')
+    .leftJoin('workspace_members as m', (join) =>
+      join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.user_id'),
+    )
+    .select([
+      'k.id',
+      'k.organisation_id',
+      'k.workspace_id',
+      'k.user_id',
+      'k.type',
+      'k.name',
+      'k.scopes',
+      'k.status',
+      'k.expires_at',
+      'o.status as organisation_status',
+      'w.status as workspace_status',
+      'u.status as user_status',
+      'u.role as user_role',
+      'm.role as member_role',
+    ])
+    .where('k.key_hash', '=', hashApiKey(key))
+    .executeTakeFirst();
+  if (!row) throw unauthorized('invalid API key');
+  if (row.status !== 'active') throw unauthorized(`API key is ${row.status}`);
+  if (row.expires_at !== null && row.expires_at.getTime() <= Date.now())
+    throw unauthorized('API key is expired');
+  if (row.organisation_status !== 'active')
+    throw unauthorized('the organisation of this API key is disabled');
+  if (row.workspace_status === 'archived') throw unauthorized('the workspace of this API key is archived');
+  if (row.user_id !== null && row.user_status !== 'active')
+    throw unauthorized('the owner of this API key was removed');
+
+  let role: Role;
+  if (row.type === 'admin') role = 'admin';
+  else if (row.type === 'service') role = 'manager';
+  else if (row.user_role === 'owner' || row.user_role === 'admin') role = 'manager';
+  else if (row.member_role) role = row.member_role;
+  else throw unauthorized('the owner of this API key is no longer a member of its workspace');
+
+  return {
+    via: 'api_key',
+    organisationId: row.organisation_id,
+    workspaceId: row.workspace_id,
+    role,
+    scopes: new Set(row.scopes),
+    userId: row.user_id,
+    apiKeyId: row.id,
+    keyType: row.type,
+    displayName: row.name,
+  };
+}

@@ -1,0 +1,55 @@
+// Mounts the admin API under /v1: JSON bodies, the API_ACCESS_ENABLED switch, OpenAPI, the routes.
+import { AppError, type Logger } from '@aigw/runtime';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import type { Kysely } from 'kysely';
+import type { Authenticate } from '../auth/authenticate.js';
+import type { ControlDatabase } from '../db/schema.js';
+import { apiError } from './api-errors.js';
+import { buildOpenApi } from './openapi.js';
+import { mountRoutes, type RouteDefinition } from './route.js';
+
+export interface AdminApiOptions {
+  readonly db: Kysely<ControlDatabase>;
+  readonly authenticate: Authenticate;
+  readonly routes: readonly RouteDefinition[];
+  readonly apiAccessEnabled: boolean;
+  readonly auditEnabled: boolean;
+  readonly log: Logger;
+  readonly version: string;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Body-parser failures in the admin API's own codes (malformed JSON is AB01, too large is 413). */
+const bodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
+  const type = (err as { type?: unknown }).type;
+  if (type === 'entity.parse.failed')
+    next(apiError('AB01', 'request body is not valid JSON', { param: 'body' }));
+  else if (type === 'entity.too.large')
+    next(
+      new AppError(413, 'invalid_request_error', `request body exceeds ${MAX_BODY_BYTES} bytes`, {
+        code: 'payload_too_large',
+      }),
+    );
+  else if (type === 'encoding.unsupported' || type === 'charset.unsupported')
+    next(apiError('AB01', 'request body must be UTF-8 JSON'));
+  else next(err);
+};
+
+export function adminApi(options: AdminApiOptions): (app: Express) => void {
+  const openapi = JSON.stringify(buildOpenApi(options.routes, { version: options.version }));
+  return (app) => {
+    const router = express.Router();
+    router.get('/openapi.json', (_req, res) => {
+      res.type('application/json').send(openapi);
+    });
+    router.use((_req, _res, next) => {
+      if (options.apiAccessEnabled) next();
+      else next(apiError('AB03', 'the admin API is disabled on this control plane (API_ACCESS_ENABLED=OFF)'));
+    });
+    router.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
+    mountRoutes(router, options.routes, options);
+    router.use(bodyErrors);
+    app.use('/v1', router);
+  };
+}

@@ -1,0 +1,92 @@
+// OpenAPI 3.1 generated from the same zod schemas that validate requests (served at /v1/openapi.json).
+import { type ZodType, z } from 'zod';
+import { API_ERRORS } from './api-errors.js';
+import type { RouteDefinition } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  delete json.$schema;
+  return json;
+}
+
+function parameters(schema: ZodType | undefined, where: 'path' | 'query'): JsonSchema[] {
+  if (!schema) return [];
+  const json = schemaOf(schema, 'input');
+  const properties = (json.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((json.required ?? []) as string[]);
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: property,
+    ...(typeof property.description === 'string' ? { description: property.description } : {}),
+  }));
+}
+
+const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['message', 'type', 'code', 'param'],
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        code: { type: ['string', 'null'], enum: [...Object.keys(API_ERRORS), null] },
+        param: { type: ['string', 'null'] },
+      },
+    },
+  },
+};
+
+export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string }): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const status = String(route.status ?? 200);
+    paths[path] ??= {};
+    paths[path][route.method] = {
+      tags: [route.tag],
+      summary: route.summary,
+      operationId: `${route.method}${path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      ...(route.scope ? { 'x-required-scope': route.scope } : {}),
+      'x-caller-level': route.level,
+      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(route.body, 'input') } },
+            },
+          }
+        : {}),
+      responses: {
+        [status]: {
+          description: 'success',
+          content: { 'application/json': { schema: schemaOf(route.response, 'output') } },
+        },
+        default: {
+          description: 'error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'AI gateway admin API', version: info.version },
+    servers: [{ url: '/v1' }],
+    security: [{ apiKey: [] }, { bearer: [] }],
+    paths,
+    components: {
+      schemas: { Error: errorSchema },
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-service-api-key' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
+    },
+  };
+}

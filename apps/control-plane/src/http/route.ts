@@ -1,0 +1,208 @@
+// One admin route: its schemas (which validate requests and generate OpenAPI), who may call it, and
+// what it audits. `mountRoutes` turns definitions into express handlers.
+import type { Entity } from '@aigw/proto';
+import type { Logger } from '@aigw/runtime';
+import type { Request, Response, Router } from 'express';
+import type { Kysely } from 'kysely';
+import { type ZodType, z } from 'zod';
+import { buildAuditEvent } from '../audit/audit-event.js';
+import type { Authenticate } from '../auth/authenticate.js';
+import { actorOf, type Principal, type Role, roleAtLeast } from '../auth/principal.js';
+import type { Scope } from '../auth/scopes.js';
+import type { ControlDatabase } from '../db/schema.js';
+import { recordAudit, recordChange } from '../outbox/outbox.js';
+import { forbidden, invalid } from './api-errors.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface MutationTx {
+  /** The open transaction: entity writes first, then `change()`, so outbox ids follow commit order. */
+  readonly db: Kysely<ControlDatabase>;
+  /** Records the new state (or tombstone) of an entity gateways need, in this transaction. */
+  change(entity: Entity): Promise<void>;
+}
+
+export interface MutationTarget {
+  readonly resourceId: string | null;
+  readonly workspaceId: string | null;
+  /** Overrides the route's audit organisation (creating an organisation-less object never happens). */
+  readonly organisationId?: string;
+}
+
+export interface RouteContext<P, Q, B> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  readonly principal: Principal;
+  readonly db: Kysely<ControlDatabase>;
+  readonly req: Request;
+  readonly log: Logger;
+  /** Runs `fn` in one transaction and audits it there (same commit as the change). */
+  mutate<T>(target: MutationTarget, fn: (tx: MutationTx) => Promise<T>): Promise<T>;
+}
+
+export interface RouteDefinition<
+  P extends ZodType = ZodType,
+  Q extends ZodType = ZodType,
+  B extends ZodType = ZodType,
+> {
+  readonly method: HttpMethod;
+  /** Express path below /v1, e.g. `/workspaces/:workspaceId`. */
+  readonly path: string;
+  readonly tag: string;
+  readonly summary: string;
+  /** Required scope; null when any authenticated caller may call it (the handler narrows). */
+  readonly scope: Scope | null;
+  /** `organisation`: only organisation-level callers; `workspace`: workspace-bound callers too. */
+  readonly level: 'organisation' | 'workspace';
+  /** Lowest role allowed; organisation callers with owner/admin always pass. */
+  readonly minRole?: Role;
+  readonly params?: P;
+  readonly query?: Q;
+  readonly body?: B;
+  readonly response: ZodType;
+  readonly status?: number;
+  /** Present on mutations: the audit action (`workspaces.create`) and resource type (`workspace`). */
+  readonly audit?: { readonly action: string; readonly resourceType: string };
+  readonly handler: (ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
+}
+
+/** Identity helper that keeps the schema types of a definition. */
+export function defineRoute<
+  P extends ZodType = ZodType,
+  Q extends ZodType = ZodType,
+  B extends ZodType = ZodType,
+>(route: RouteDefinition<P, Q, B>): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}
+
+export interface MountDeps {
+  readonly db: Kysely<ControlDatabase>;
+  readonly authenticate: Authenticate;
+  readonly auditEnabled: boolean;
+  readonly log: Logger;
+}
+
+export function mountRoutes(router: Router, routes: readonly RouteDefinition[], deps: MountDeps): void {
+  for (const route of routes) {
+    router[route.method](route.path, async (req: Request, res: Response) => {
+      let principal: Principal | undefined;
+      try {
+        principal = await deps.authenticate(req);
+        authorize(route, principal);
+        const ctx = buildContext(route, req, res, principal, deps);
+        const result = await route.handler(ctx);
+        res.status(route.status ?? 200).json(result ?? {});
+      } catch (err) {
+        if (route.audit && principal && deps.auditEnabled)
+          await auditFailure(route, req, res, principal, err, deps);
+        throw err;
+      }
+    });
+  }
+}
+
+function authorize(route: RouteDefinition, principal: Principal): void {
+  if (route.level === 'organisation' && principal.workspaceId !== null) {
+    throw forbidden(
+      `${route.method.toUpperCase()} ${route.path} needs an organisation-level caller (admin API key, owner or admin)`,
+    );
+  }
+  if (route.scope !== null && !principal.scopes.has(route.scope)) {
+    throw forbidden(`missing scope ${route.scope}`);
+  }
+  if (route.minRole && !roleAtLeast(principal.role, route.minRole)) {
+    throw forbidden(`the ${principal.role} role may not ${route.summary.toLowerCase()}`);
+  }
+}
+
+function buildContext(
+  route: RouteDefinition,
+  req: Request,
+  res: Response,
+  principal: Principal,
+  deps: MountDeps,
+): RouteContext<unknown, unknown, unknown> {
+  const params = parseInput(route.params, req.params, 'path');
+  const query = parseInput(route.query, req.query, 'query');
+  const body = parseInput(route.body, req.body, 'body');
+  return {
+    params,
+    query,
+    body,
+    principal,
+    db: deps.db,
+    req,
+    log: deps.log,
+    mutate: (target, fn) =>
+      deps.db.transaction().execute(async (trx) => {
+        const actor = actorOf(principal);
+        const result = await fn({
+          db: trx,
+          change: async (entity) => void (await recordChange(trx, { entity, actor })),
+        });
+        if (route.audit && deps.auditEnabled) {
+          await recordAudit(
+            trx,
+            buildAuditEvent(req, {
+              organisationId: target.organisationId ?? principal.organisationId,
+              workspaceId: target.workspaceId,
+              actor,
+              action: route.audit.action,
+              resourceType: route.audit.resourceType,
+              resourceId: target.resourceId,
+              statusCode: route.status ?? 200,
+              traceId: String(res.locals.requestId ?? ''),
+            }),
+          );
+        }
+        return result;
+      }),
+  };
+}
+
+function parseInput(schema: ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
+  if (!schema) return undefined;
+  if (where === 'body' && value === undefined) value = {};
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = [where, ...(issue?.path ?? [])].map(String).join('.');
+  throw invalid(`${path}: ${issue?.message ?? 'invalid value'}`, path);
+}
+
+async function auditFailure(
+  route: RouteDefinition,
+  req: Request,
+  res: Response,
+  principal: Principal,
+  err: unknown,
+  deps: MountDeps,
+): Promise<void> {
+  const status =
+    typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
+  try {
+    await recordAudit(
+      deps.db,
+      buildAuditEvent(req, {
+        organisationId: principal.organisationId,
+        workspaceId: principal.workspaceId,
+        actor: actorOf(principal),
+        action: route.audit?.action ?? 'unknown',
+        resourceType: route.audit?.resourceType ?? 'unknown',
+        resourceId: firstParam(req),
+        statusCode: status,
+        traceId: String(res.locals.requestId ?? ''),
+      }),
+    );
+  } catch (auditErr) {
+    deps.log.error({ err: auditErr, action: route.audit?.action }, 'failed to audit a refused mutation');
+  }
+}
+
+function firstParam(req: Request): string | null {
+  const value = Object.values(req.params ?? {})[0];
+  return typeof value === 'string' ? value : null;
+}
+
+export const emptyObject = z.object({}).strict();

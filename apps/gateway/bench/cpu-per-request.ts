@@ -1,0 +1,65 @@
+// Diagnosis, not a reported figure: CPU time per request of the gateway and of the bare proxy, in
+// alternating rounds within one process tree (so both see the same machine load), optionally with a
+// CPU profile of the gateway (`PROFILE_DIR`). Usage:
+//   PROFILE_SCENARIO=json|stream PROFILE_CONNECTIONS=32 PROFILE_DURATION_S=6 PROFILE_ROUNDS=3 \
+//   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1] tsx --conditions=@aigw/source bench/cpu-per-request.ts
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { load, type Row, startBench } from './harness.js';
+import { summariseProfile } from './profile-summary.js';
+
+const stream = process.env.PROFILE_SCENARIO === 'stream';
+const connections = Number(process.env.PROFILE_CONNECTIONS ?? 32);
+const duration = Number(process.env.PROFILE_DURATION_S ?? 6);
+const rounds = Number(process.env.PROFILE_ROUNDS ?? 3);
+const profileDir = process.env.PROFILE_DIR;
+
+const bench = await startBench({
+  events: !process.env.BENCH_NO_EVENTS,
+  ...(profileDir ? { gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
+  ...(process.env.PROFILE_BARE_DIR
+    ? { bareNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_BARE_DIR}`] }
+    : {}),
+});
+const rows: Row[] = [];
+try {
+  const path = '/chat/completions';
+  // Warm-up: JIT, agent pools, custom-host cache.
+  await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, 2);
+  await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2);
+  for (let round = 0; round < rounds; round++) {
+    rows.push(
+      await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, duration, {
+        proxy: bench.bare.pid,
+      }),
+    );
+    rows.push(
+      await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, duration, {
+        proxy: bench.gateway.pid,
+        nats: bench.nats.pid,
+      }),
+    );
+  }
+} finally {
+  await bench.stop();
+}
+console.table(rows);
+const of = (target: string) => rows.filter((r) => r.target === target);
+const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
+const ratios = of('gateway').map((g, i) => (g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100);
+console.log(
+  `${stream ? 'stream' : 'json'} @${connections}: gateway ${mean(of('gateway').map((r) => r.cpuPerRequest))} µs/request ` +
+    `(nats ${mean(of('gateway').map((r) => r.natsCpuPerRequest))}), bare ${mean(of('bare-proxy').map((r) => r.cpuPerRequest))} µs/request, ` +
+    `throughput ratio ${ratios.map((r) => `${r.toFixed(1)}%`).join(' ')}`,
+);
+if (profileDir) {
+  // The main thread's profile is the largest (the module-loader worker writes one too).
+  const newest = readdirSync(profileDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(profileDir, f))
+    .sort((a, b) => statSync(b).size - statSync(a).size)[0];
+  if (newest) {
+    console.log(`profile: ${newest}`);
+    console.log(summariseProfile(newest, 40));
+  }
+}
