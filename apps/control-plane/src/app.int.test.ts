@@ -1,13 +1,23 @@
-import { type SnapshotChunk, SnapshotServiceClient, snapshotChecksum } from '@aigw/proto';
+import { EntityKind, type SnapshotChunk, SnapshotServiceClient, snapshotChecksum } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { credentials } from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
 import { type ControlPlaneApp, createApp } from './app.js';
 import { loadControlPlaneConfig } from './config.js';
+import { migrations } from './db/migrations/index.js';
+
+const ADMIN_KEY = `aigw_app_test_${'a'.repeat(32)}`;
 
 function controlPlane(env: Record<string, string>): ControlPlaneApp {
   return createApp(
-    loadControlPlaneConfig({ PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }),
+    loadControlPlaneConfig({
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+      ...env,
+    }),
   );
 }
 
@@ -27,7 +37,7 @@ function readSnapshot(port: number, knownRevision = 0): Promise<SnapshotChunk[]>
 
 describe('control-plane app', () => {
   test('migrates, is ready, streams a snapshot over gRPC, and stops cleanly', async ({ pg, nats }) => {
-    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url });
+    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url, NATS_NAMESPACE: nats.prefix });
     await app.start();
     const base = `http://127.0.0.1:${app.ports.http}`;
     try {
@@ -42,31 +52,48 @@ describe('control-plane app', () => {
       const tables = await pg.pool.query<{ table_name: string }>(
         "select table_name from information_schema.tables where table_schema = 'control' order by 1",
       );
-      expect(tables.rows.map((r) => r.table_name)).toEqual([
-        'outbox',
-        'schema_migrations',
-        'schema_migrations_lock',
-      ]);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(
+        expect.arrayContaining([
+          'api_keys',
+          'organisations',
+          'outbox',
+          'schema_migrations',
+          'schema_migrations_lock',
+          'tombstones',
+          'user_invites',
+          'users',
+          'workspace_members',
+          'workspaces',
+        ]),
+      );
 
-      const empty = await readSnapshot(app.ports.grpc);
-      expect(empty.map((c) => c.chunk?.$case)).toEqual(['header', 'trailer']);
-      expect(empty[0]?.chunk).toMatchObject({
+      // Bootstrap wrote the organisation and its admin key: two entities, two outbox rows.
+      const first = await readSnapshot(app.ports.grpc);
+      expect(first.map((c) => c.chunk?.$case)).toEqual(['header', 'batch', 'trailer']);
+      expect(first[0]?.chunk).toMatchObject({
         $case: 'header',
-        value: { schemaVersion: 1, revision: 0, entityCount: 0 },
+        value: { schemaVersion: 1, revision: 2, entityCount: 2 },
       });
-      expect(empty[1]?.chunk).toEqual({
+      const batch = first[1]?.chunk;
+      const entities = batch?.$case === 'batch' ? batch.value.entities : [];
+      expect(entities.map((e) => e.kind).sort()).toEqual([EntityKind.ORGANISATION, EntityKind.API_KEY]);
+      expect(first[2]?.chunk).toEqual({
         $case: 'trailer',
-        value: { entityCount: 0, checksum: snapshotChecksum([]), batchCount: 0 },
+        value: { entityCount: 2, checksum: snapshotChecksum(entities), batchCount: 1 },
       });
 
       // The revision is the highest outbox id, so a gateway knows which change events it has.
-      await pg.pool.query(
-        "insert into control.outbox (subject, payload) values ('aigw.changes.v1.config', '\\x00'), ('aigw.changes.v1.config', '\\x01')",
-      );
+      const update = await fetch(`${base}/v1/organisation`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-service-api-key': ADMIN_KEY },
+        body: JSON.stringify({ name: 'Renamed' }),
+      });
+      expect(update.status).toBe(200);
       const after = await readSnapshot(app.ports.grpc);
       const header = after[0]?.chunk;
-      expect(header?.$case === 'header' && header.value.revision).toBe(2);
-      const unchanged = await readSnapshot(app.ports.grpc, 2);
+      // +1 change event, +1 audit record
+      expect(header?.$case === 'header' && header.value.revision).toBe(4);
+      const unchanged = await readSnapshot(app.ports.grpc, 4);
       expect(unchanged[0]?.chunk).toMatchObject({ $case: 'header', value: { notModified: true } });
     } finally {
       await app.stop();
@@ -75,12 +102,14 @@ describe('control-plane app', () => {
   });
 
   test('a second replica starting on the same database applies nothing and serves', async ({ pg, nats }) => {
-    const first = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url });
-    const second = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url });
+    const first = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url, NATS_NAMESPACE: nats.prefix });
+    const second = controlPlane({ DATABASE_URL: pg.url, NATS_URL: nats.url, NATS_NAMESPACE: nats.prefix });
     await Promise.all([first.start(), second.start()]);
     try {
-      const migrations = await pg.pool.query('select name from control.schema_migrations');
-      expect(migrations.rowCount).toBe(1);
+      const applied = await pg.pool.query('select name from control.schema_migrations');
+      expect(applied.rowCount).toBe(Object.keys(migrations).length);
+      const organisations = await pg.pool.query('select id from control.organisations');
+      expect(organisations.rowCount).toBe(1);
       expect((await fetch(`http://127.0.0.1:${second.ports.http}/readyz`)).status).toBe(200);
     } finally {
       await Promise.all([first.stop(), second.stop()]);

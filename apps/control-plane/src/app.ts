@@ -78,13 +78,14 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         log,
       });
       closer.add('nats', () => nats.drain());
-      await ensureControlPlaneStreams(await jetstreamManager(nats), config.NATS_STREAM_REPLICAS);
+      await ensureControlPlaneStreams(await jetstreamManager(nats), config.NATS_STREAM_REPLICAS, config.NATS_NAMESPACE);
       const relay = createOutboxRelay({
         db: database.db,
         databaseUrl: config.DATABASE_URL,
         js: jetstream(nats),
         log,
         pollMs: config.OUTBOX_POLL_MS,
+        namespace: config.NATS_NAMESPACE,
       });
       await relay.start();
       closer.add('outbox relay', () => relay.stop());

@@ -31,12 +31,14 @@ try {
     rows.push(
       await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, duration, {
         proxy: bench.bare.pid,
+        mock: bench.mock.pid,
       }),
     );
     rows.push(
       await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, duration, {
         proxy: bench.gateway.pid,
         nats: bench.nats.pid,
+        mock: bench.mock.pid,
       }),
     );
   }

@@ -65,6 +65,9 @@ export interface Row {
   /** CPU of the proxy under test (and of nats-server for the gateway) per request, in µs. */
   cpuPerRequest: number;
   natsCpuPerRequest: number;
+  /** Of the mock provider and of this process (the load generator), per request, in µs. */
+  mockCpuPerRequest: number;
+  loadCpuPerRequest: number;
 }
 
 export async function load(
@@ -74,10 +77,12 @@ export async function load(
   stream: boolean,
   connections: number,
   durationS: number,
-  pids: { proxy?: number | undefined; nats?: number | undefined } = {},
+  pids: { proxy?: number | undefined; nats?: number | undefined; mock?: number | undefined } = {},
 ): Promise<Row> {
   const cpu0 = cpuMicros(pids.proxy);
   const nats0 = cpuMicros(pids.nats);
+  const mock0 = cpuMicros(pids.mock);
+  const self0 = cpuMicros(process.pid);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -96,6 +101,8 @@ export async function load(
     errors: result.errors + result.non2xx,
     cpuPerRequest: Math.round((cpuMicros(pids.proxy) - cpu0) / result.requests.total),
     natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / result.requests.total),
+    mockCpuPerRequest: Math.round((cpuMicros(pids.mock) - mock0) / result.requests.total),
+    loadCpuPerRequest: Math.round((cpuMicros(process.pid) - self0) / result.requests.total),
   };
 }
 

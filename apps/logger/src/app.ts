@@ -8,17 +8,19 @@ import {
   createHttpApp,
   createLogger,
   createMetrics,
+  ensureStreams,
   type Logger,
   listen,
   natsReadiness,
+  type StreamSpec,
   startGrpcServer,
+  streamsReadiness,
 } from '@aigw/runtime';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { LoggerConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type LogsDatabase, SCHEMA } from './db/schema.js';
 import { logsService } from './logs/logs.service.js';
-import { ensureStreams, type StreamSpec, streamsReadiness } from './streams.js';
 
 export interface LoggerApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };

@@ -74,4 +74,10 @@ export const SPACE: CharSet = charSet([
   [0xfeff, 0xfeff],
 ]);
 /** What `.` matches without the `s` flag: everything but line terminators. */
-export const DOT: CharSet = complement(charSet([[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]]));
+export const DOT: CharSet = complement(
+  charSet([
+    [0x0a, 0x0a],
+    [0x0d, 0x0d],
+    [0x2028, 0x2029],
+  ]),
+);

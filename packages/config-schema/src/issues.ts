@@ -87,8 +87,10 @@ export function describeType(value: unknown): string {
       return 'a number';
     case 'boolean':
       return 'a boolean';
+    case 'undefined':
+      return 'undefined';
     default:
-      return typeof value;
+      return `a ${typeof value}`;
   }
 }
 

@@ -21,8 +21,11 @@ export type RegexVerdict =
  * The heuristic (see docs/config.md): a pattern is refused when it
  * - is longer than MAX_REGEX_LENGTH, or does not compile with the `u` flag;
  * - uses a backreference (`\1`, `\k<name>`): matching with them is NP-hard;
- * - repeats (max > 1) something that itself contains a variable-length repetition:
- *   `(a+)+`, `(a*)*`, `(a?){30}`, `(.*a){20}`, `(\d+\.){3}`;
+ * - repeats (max > 1) something that itself contains a variable-length repetition: `(a+)+`,
+ *   `(a*)*`, `(a?){30}`, `(.*a){20}`, unless the repeated part is *delimited*: a flat sequence of
+ *   single-character terms where every variable run (`[a-z]+`, `\d*`) is followed, cyclically, by a
+ *   term that must consume a character the run cannot (`([a-z]+,)*`, `(\d+\.){3}`), so each run's
+ *   extent is forced and there is only one way to split the text;
  * - repeats (max > 1) an alternation, anywhere inside the repeated part, whose branches can start
  *   with the same character or can match nothing: `(a|a)*`, `(\w|\d)+`, `(a|)+`.
  * It is conservative: some safe patterns are refused (they can be unrolled), and it does not look for
@@ -64,7 +67,7 @@ function analyse(pattern: Alternation, source: string): RegexVerdict {
     if (node.kind !== 'repeat' || node.max <= 1) continue;
     const excerpt = quote(source.slice(node.start, node.end));
     const inner = [...nodesOf([[node.body]])].slice(1);
-    if (inner.some((n) => n.kind === 'repeat' && n.min !== n.max)) {
+    if (inner.some((n) => n.kind === 'repeat' && n.min !== n.max) && !isDelimited(node.body)) {
       return refuse(
         'nested_quantifier',
         `repeats a variable-length repetition in ${excerpt}, which can backtrack catastrophically`,
@@ -82,7 +85,28 @@ function analyse(pattern: Alternation, source: string): RegexVerdict {
 }
 
 function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text);
+  return `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\``;
+}
+
+/** See checkRegex: every variable run is followed by a term that must consume a character outside it. */
+function isDelimited(body: RegexNode): boolean {
+  const sequence = body.kind === 'group' && body.body.length === 1 ? body.body[0]! : [body];
+  const terms = sequence.filter((n) => n.kind !== 'assertion');
+  const sets: CharSet[] = [];
+  for (const term of terms) {
+    if (term.kind === 'char') sets.push(term.set);
+    else if (term.kind === 'repeat' && term.body.kind === 'char') sets.push(term.body.set);
+    else return false;
+  }
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i]!;
+    if (term.kind !== 'repeat' || term.min === term.max) continue;
+    const next = (i + 1) % terms.length;
+    const follower = terms[next]!;
+    if (follower.kind === 'repeat' && follower.min === 0) return false;
+    if (intersects(sets[i]!, sets[next]!)) return false;
+  }
+  return true;
 }
 
 /** Every node of a pattern, depth first, outer before inner. */

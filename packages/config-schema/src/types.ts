@@ -8,33 +8,37 @@ export interface ConfigIssue {
   readonly message: string;
 }
 
-export type ConfigIssueCode =
-  | 'invalid_json'
-  | 'too_large'
-  | 'invalid_type'
-  | 'required'
-  | 'too_small'
-  | 'too_big'
-  | 'invalid_value'
-  | 'invalid_format'
-  | 'invalid_url'
-  | 'unknown_key'
-  | 'unexpected_field'
-  | 'conflicting_fields'
-  | 'empty_config'
-  | 'missing_targets'
-  | 'too_deep'
-  | 'too_many_targets'
-  | 'too_many_nodes'
-  | 'weights_sum_zero'
-  | 'duplicate_name'
-  | 'unknown_target'
-  | 'unreachable_target'
-  | 'cycle'
-  | 'invalid_query'
-  | 'invalid_regex'
-  | 'unsafe_regex'
-  | 'unknown_check';
+/** Every issue code, stable for programs (docs/config.md explains each). */
+export const CONFIG_ISSUE_CODES = [
+  'invalid_json',
+  'too_large',
+  'invalid_type',
+  'required',
+  'too_small',
+  'too_big',
+  'invalid_value',
+  'invalid_format',
+  'invalid_url',
+  'unknown_key',
+  'unexpected_field',
+  'conflicting_fields',
+  'empty_config',
+  'missing_targets',
+  'too_deep',
+  'too_many_targets',
+  'too_many_nodes',
+  'weights_sum_zero',
+  'duplicate_name',
+  'unknown_target',
+  'unreachable_target',
+  'cycle',
+  'invalid_query',
+  'invalid_regex',
+  'unsafe_regex',
+  'unknown_check',
+] as const;
+
+export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
 
 export type ConfigResult =
   | { readonly ok: true; readonly config: NormalisedConfig }
@@ -76,16 +80,15 @@ export interface ConditionContext {
   readonly params: Readonly<Record<string, unknown>>;
 }
 
-/** A conditional route: `then` is the target's name, `target` the path it resolved to. */
-export interface ConditionalRoute {
-  readonly query: ConditionQuery;
-  readonly then: string;
-  readonly target: string;
-}
-
+/** A target named in a config (`then`, `default`): `name` as written, `target` the path it resolved to. */
 export interface TargetRef {
   readonly name: string;
   readonly target: string;
+}
+
+/** A conditional route; its `name` is the condition's `then`. */
+export interface ConditionalRoute extends TargetRef {
+  readonly query: ConditionQuery;
 }
 
 export type Strategy =

@@ -55,6 +55,9 @@ function translate(issue: ZodIssue): [ConfigIssueCode, string] {
     case 'too_big':
       return ['too_big', boundText('at most', 'less than', issue.origin, Number(issue.maximum), issue)];
     case 'invalid_value':
+      if (issue.input === undefined) {
+        return ['required', `is required: one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`];
+      }
       return ['invalid_value', `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`];
     case 'custom': {
       const code = (issue.params?.code as ConfigIssueCode | undefined) ?? 'invalid_value';
@@ -62,6 +65,10 @@ function translate(issue: ZodIssue): [ConfigIssueCode, string] {
     }
     case 'invalid_format':
       return ['invalid_format', issue.message];
+    case 'invalid_key': {
+      const inner = issue.issues[0];
+      return inner ? translate(inner) : ['invalid_value', 'is not a valid key'];
+    }
     default:
       return ['invalid_value', 'is not valid'];
   }

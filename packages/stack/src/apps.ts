@@ -31,7 +31,12 @@ export interface AppSpec {
 }
 
 /** Start order matters: the control plane first (gateways sync from it), the gateway last. */
-export function appSpecs(ports: StackPorts, urls: ServiceUrls, masterKey: string): AppSpec[] {
+export function appSpecs(
+  ports: StackPorts,
+  urls: ServiceUrls,
+  secrets: { readonly masterKey: string; readonly adminKey: string },
+): AppSpec[] {
+  const { masterKey, adminKey } = secrets;
   return [
     {
       name: 'control-plane',
@@ -42,6 +47,7 @@ export function appSpecs(ports: StackPorts, urls: ServiceUrls, masterKey: string
         DATABASE_URL: urls.databaseUrl,
         NATS_URL: urls.natsUrl,
         MASTER_KEY: masterKey,
+        BOOTSTRAP_ADMIN_KEY: adminKey,
       },
     },
     {

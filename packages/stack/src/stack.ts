@@ -42,11 +42,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     );
   }
 
-  const masterKey = options.env.MASTER_KEY ?? loadOrCreateMasterKey(options.dataDir);
+  const masterKey =
+    options.env.MASTER_KEY ?? loadOrCreateSecret(options.dataDir, 'master.key', () => randomBytes(32).toString('base64'));
+  const adminKeyFile = join(options.dataDir, 'admin.key');
+  const adminKey =
+    options.env.BOOTSTRAP_ADMIN_KEY ??
+    loadOrCreateSecret(options.dataDir, 'admin.key', () => `aigw_${randomBytes(32).toString('base64url')}`);
   const specs = appSpecs(
     ports,
     { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url },
-    masterKey,
+    { masterKey, adminKey },
   );
   const running: AppProcess[] = [];
   let stopping = false;
@@ -88,15 +93,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   options.out(
     `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC ${ports.loggerGrpc})`,
   );
+  if (!options.env.BOOTSTRAP_ADMIN_KEY) {
+    options.out(`[stack]   admin API key  in ${adminKeyFile}, e.g.`);
+    options.out(
+      `[stack]     curl -H "x-service-api-key: $(cat ${adminKeyFile})" http://127.0.0.1:${ports.controlPlane}/v1/organisation`,
+    );
+  }
   return { ports, crashed, stop };
 }
 
-function loadOrCreateMasterKey(dataDir: string): string {
-  const file = join(dataDir, 'master.key');
+/** A secret kept in the data directory (owner-only), created on first start. */
+function loadOrCreateSecret(dataDir: string, name: string, create: () => string): string {
+  const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const key = randomBytes(32).toString('base64');
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  const secret = create();
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 function redact(url: string): string {

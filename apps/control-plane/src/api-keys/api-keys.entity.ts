@@ -1,6 +1,8 @@
-// API key rows as gateways receive them (proto Entity: hash, scopes, status, expiry; never the key).
+// API key rows as gateways receive them (proto Entity: hash, scopes, status, expiry) and as the admin
+// API returns them (never the key nor its hash).
 import { ApiKeyType, type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Selectable } from 'kysely';
+import { API_KEY_PREFIX } from '../auth/api-key-secret.js';
 import type { ApiKeysTable } from '../db/schema.js';
 import {
   type RateLimitInput,
@@ -51,4 +53,43 @@ export function apiKeyEntity(row: ApiKeyRow): Entity {
       },
     },
   };
+}
+
+/** `aigw_...abcd`: enough to recognise a key, never enough to use it. */
+export function maskedKey(last4: string): string {
+  return `${API_KEY_PREFIX}...${last4}`;
+}
+
+/** The key as the admin API returns it: never the raw key nor its hash. */
+export function apiKeyToApi(row: ApiKeyRow) {
+  const defaults = row.defaults as { metadata?: Record<string, string>; config_id?: string };
+  return {
+    id: row.id,
+    object: 'api-key' as const,
+    type: row.type,
+    name: row.name,
+    description: row.description,
+    organisation_id: row.organisation_id,
+    workspace_id: row.workspace_id,
+    user_id: row.user_id,
+    scopes: row.scopes,
+    status: row.status,
+    last4: row.last4,
+    masked_key: maskedKey(row.last4),
+    expires_at: row.expires_at?.toISOString() ?? null,
+    rate_limits: row.rate_limits as RateLimitInput[],
+    // Usage accounting is not joined here yet: current_usage reads 0 (it may be fractional USD).
+    usage_limits: (row.usage_limits as UsageLimitInput[]).map((limit) => ({ ...limit, current_usage: 0 })),
+    defaults: { metadata: defaults.metadata ?? {}, config_id: defaults.config_id ?? null },
+    created_by_user_id: row.created_by_user_id,
+    created_by_api_key_id: row.created_by_api_key_id,
+    created_at: row.created_at.toISOString(),
+    last_updated_at: row.updated_at.toISOString(),
+    rotated_at: row.rotated_at?.toISOString() ?? null,
+  };
+}
+
+/** Creation and rotation answers: the only two places the raw key ever appears. */
+export function apiKeyWithSecret(row: ApiKeyRow, key: string) {
+  return { ...apiKeyToApi(row), key };
 }

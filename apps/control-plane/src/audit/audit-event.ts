@@ -54,7 +54,7 @@ export function buildAuditEvent(req: Request, facts: AuditFacts): AuditEvent {
     ip: req.ip ?? req.socket.remoteAddress ?? '',
     userAgent: String(req.headers['user-agent'] ?? '').slice(0, 512),
     requestMethod: req.method,
-    requestPath: req.path,
+    requestPath: req.baseUrl + req.path,
     requestDetailsJson: details,
     outcome: facts.statusCode < 400 ? AuditOutcome.SUCCESS : AuditOutcome.FAILURE,
     statusCode: facts.statusCode,

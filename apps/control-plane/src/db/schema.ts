@@ -70,6 +70,9 @@ export interface WorkspaceMembersTable {
   updated_at: UpdatedAt;
 }
 
+/** Stored invite statuses; `expired` is set only when a new invite replaces an expired pending one. */
+export type InviteStatus = 'pending' | 'accepted' | 'cancelled' | 'expired';
+
 export interface UserInvitesTable {
   id: string;
   organisation_id: string;
@@ -77,11 +80,7 @@ export interface UserInvitesTable {
   role: 'admin' | 'member';
   workspaces: Json<{ id: string; role: WorkspaceRole }[]>;
   token_hash: string;
-  status: ColumnType<
-    'pending' | 'accepted' | 'cancelled',
-    'pending' | undefined,
-    'pending' | 'accepted' | 'cancelled'
-  >;
+  status: ColumnType<InviteStatus, 'pending' | undefined, InviteStatus>;
   invited_by_user_id: string | null;
   invited_by_api_key_id: string | null;
   accepted_user_id: string | null;
@@ -124,7 +123,7 @@ export interface TombstonesTable {
   organisation_id: string | null;
   workspace_id: string | null;
   version: ColumnType<string, number, number>;
-  deleted_at: CreatedAt;
+  deleted_at: UpdatedAt;
 }
 
 export interface ControlDatabase {

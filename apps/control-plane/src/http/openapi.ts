@@ -54,6 +54,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       operationId: `${route.method}${path.replace(/[{}]/g, '').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
       'x-caller-level': route.level,
+      ...(route.auth === 'none' ? { security: [] } : {}),
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
       ...(route.body
         ? {

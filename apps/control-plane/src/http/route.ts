@@ -1,13 +1,13 @@
 // One admin route: its schemas (which validate requests and generate OpenAPI), who may call it, and
 // what it audits. `mountRoutes` turns definitions into express handlers.
-import type { Entity } from '@aigw/proto';
+import type { Actor, Entity } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { Request, Response, Router } from 'express';
 import type { Kysely } from 'kysely';
 import { type ZodType, z } from 'zod';
 import { buildAuditEvent } from '../audit/audit-event.js';
 import type { Authenticate } from '../auth/authenticate.js';
-import { actorOf, type Principal, type Role, roleAtLeast } from '../auth/principal.js';
+import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
@@ -27,6 +27,8 @@ export interface MutationTarget {
   readonly workspaceId: string | null;
   /** Overrides the route's audit organisation (creating an organisation-less object never happens). */
   readonly organisationId?: string;
+  /** Overrides the actor of the change and audit (public routes: the actor the credential proves). */
+  readonly actor?: Actor;
 }
 
 export interface RouteContext<P, Q, B> {
@@ -57,6 +59,12 @@ export interface RouteDefinition<
   readonly level: 'organisation' | 'workspace';
   /** Lowest role allowed; organisation callers with owner/admin always pass. */
   readonly minRole?: Role;
+  /**
+   * `none`: a public route whose body carries its own credential (an invite token). No API key or
+   * token is read, scope/level/minRole are not checked, `principal` is ANONYMOUS_PRINCIPAL, and
+   * the handler passes `organisationId` and `actor` to `mutate`.
+   */
+  readonly auth?: 'none';
   readonly params?: P;
   readonly query?: Q;
   readonly body?: B;
@@ -88,8 +96,11 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
     router[route.method](route.path, async (req: Request, res: Response) => {
       let principal: Principal | undefined;
       try {
-        principal = await deps.authenticate(req);
-        authorize(route, principal);
+        if (route.auth === 'none') principal = ANONYMOUS_PRINCIPAL;
+        else {
+          principal = await deps.authenticate(req);
+          authorize(route, principal);
+        }
         const ctx = buildContext(route, req, res, principal, deps);
         const result = await route.handler(ctx);
         res.status(route.status ?? 200).json(result ?? {});
@@ -136,7 +147,7 @@ function buildContext(
     log: deps.log,
     mutate: (target, fn) =>
       deps.db.transaction().execute(async (trx) => {
-        const actor = actorOf(principal);
+        const actor = target.actor ?? actorOf(principal);
         const result = await fn({
           db: trx,
           change: async (entity) => void (await recordChange(trx, { entity, actor })),
@@ -187,7 +198,7 @@ async function auditFailure(
       buildAuditEvent(req, {
         organisationId: principal.organisationId,
         workspaceId: principal.workspaceId,
-        actor: actorOf(principal),
+        actor: principal === ANONYMOUS_PRINCIPAL ? UNAUTHENTICATED_ACTOR : actorOf(principal),
         action: route.audit?.action ?? 'unknown',
         resourceType: route.audit?.resourceType ?? 'unknown',
         resourceId: firstParam(req),
@@ -206,3 +217,18 @@ function firstParam(req: Request): string | null {
 }
 
 export const emptyObject = z.object({}).strict();
+
+/** The caller of a public route (`auth: 'none'`): no organisation, no scopes, nothing it may see. */
+export const ANONYMOUS_PRINCIPAL: Principal = Object.freeze({
+  via: 'api_key',
+  organisationId: '',
+  workspaceId: null,
+  role: 'member',
+  scopes: new Set<string>(),
+  userId: null,
+  apiKeyId: null,
+  keyType: null,
+  displayName: 'unauthenticated',
+});
+
+const UNAUTHENTICATED_ACTOR: Actor = { ...SYSTEM_ACTOR, displayName: 'unauthenticated' };

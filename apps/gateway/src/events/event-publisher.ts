@@ -8,6 +8,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Registry } from 'prom-client';
 import { batchMsgId, frameBatch, framedSize, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './batch.js';
 import { errorMessage } from './error-message.js';
+import { eventEncoder } from './event-encoder.js';
 import { type DropReason, EventCounters, type EventStats } from './event-metrics.js';
 import { NatsLink } from './nats-link.js';
 import { RateLimitedLog } from './rate-limited-log.js';
@@ -87,6 +88,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   let pumpTimer: NodeJS.Timeout | undefined;
   const lingerMs = options.lingerMs ?? 10;
   let state: 'open' | 'closing' | 'closed' = 'open';
+  const encode = eventEncoder();
 
   const counters = new EventCounters(options.metrics, {
     spoolBytes: () => spool.bytes,
@@ -238,7 +240,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       try {
         if (state === 'closed') return drop('closed');
         if (!link) return drop('no_nats');
-        const bytes = RequestEvent.encode(event).finish();
+        const bytes = encode(event);
         if (state === 'open' && send(event.id, bytes)) return;
         toSpool(batchMsgId(event.id, 1), frameBatch([bytes]), 1);
       } catch (err) {

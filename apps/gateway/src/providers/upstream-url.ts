@@ -16,9 +16,32 @@ function hasControlChar(value: string): boolean {
   return false;
 }
 
+/** Bases already derived: a checked custom host's URL object is reused for as long as it is cached. */
+const customBases = new WeakMap<URL, string>();
+
 /** A custom host as a base: origin plus its path without a trailing slash (query and fragment unused). */
 export function customBase(customHost: URL): string {
-  return `${customHost.origin}${customHost.pathname.replace(/\/+$/, '')}`;
+  let base = customBases.get(customHost);
+  if (base === undefined) {
+    base = `${customHost.origin}${customHost.pathname.replace(/\/+$/, '')}`;
+    customBases.set(customHost, base);
+  }
+  return base;
+}
+
+/** Origin and path prefix of each base seen: a provider's, or a custom host's (bounded). */
+const parsedBases = new Map<string, { readonly origin: string; readonly prefix: string }>();
+const MAX_PARSED_BASES = 1024;
+
+function parsedBase(base: string): { readonly origin: string; readonly prefix: string } {
+  let parsed = parsedBases.get(base);
+  if (!parsed) {
+    const url = new URL(base);
+    parsed = { origin: url.origin, prefix: url.pathname.replace(/\/$/, '') };
+    if (parsedBases.size >= MAX_PARSED_BASES) parsedBases.clear();
+    parsedBases.set(base, parsed);
+  }
+  return parsed;
 }
 
 /** The custom host when the client gave one, else the provider's own base (no trailing slash). */
@@ -48,8 +71,8 @@ export function joinUrl(base: string, path: string, search: string): URL {
   assertSafePath(path);
   const query = search === '' || search.startsWith('?') ? search : `?${search}`;
   const url = new URL(`${base}${path}${query}`);
-  const expected = new URL(base);
-  if (url.origin !== expected.origin || !url.pathname.startsWith(expected.pathname.replace(/\/$/, ''))) {
+  const expected = parsedBase(base);
+  if (url.origin !== expected.origin || !url.pathname.startsWith(expected.prefix)) {
     throw gatewayError('bad_request', `the request path ${JSON.stringify(path)} cannot be forwarded`, {
       param: 'path',
     });

@@ -3,16 +3,23 @@
 // chunks). Holds references to chunks instead of copying them while they flow.
 const TAIL_BYTES = 16 * 1024;
 
-export class BodyCapture {
+/** Where forward() hands the chunks of a body as they pass. */
+export interface ChunkSink {
+  push(chunk: Buffer): void;
+}
+
+export class BodyCapture implements ChunkSink {
   private readonly headChunks: Buffer[] = [];
   private headBytes = 0;
   private tailChunks: Buffer[] = [];
   private tailBytes = 0;
+  private headCache: Buffer | undefined;
   total = 0;
 
   constructor(private readonly limit: number) {}
 
-  readonly push = (chunk: Buffer): void => {
+  // A method, not a bound closure: two captures are made per request.
+  push(chunk: Buffer): void {
     this.total += chunk.length;
     if (this.headBytes < this.limit) {
       this.headChunks.push(chunk);
@@ -23,9 +30,7 @@ export class BodyCapture {
     while (this.tailChunks.length > 1 && this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= TAIL_BYTES) {
       this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
     }
-  };
-
-  private headCache: Buffer | undefined;
+  }
 
   /** The first `limit` bytes (read once the body is complete; the result is kept). */
   head(): Buffer {
@@ -38,7 +43,10 @@ export class BodyCapture {
 
   /** The last bytes seen (at least 16 KiB when that much passed). */
   tail(): Buffer {
-    return this.tailChunks.length === 1 ? this.tailChunks[0]! : Buffer.concat(this.tailChunks);
+    if (this.tailChunks.length === 1) return this.tailChunks[0]!;
+    // A body that fits both windows: the tail is the head, already joined (or joined once for both).
+    if (this.tailBytes === this.total && !this.truncated) return this.head();
+    return Buffer.concat(this.tailChunks);
   }
 
   get truncated(): boolean {

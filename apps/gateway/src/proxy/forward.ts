@@ -11,6 +11,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
+import type { ChunkSink } from './capture.js';
 import { responseHeaders } from './headers.js';
 
 // One pool per idle limit: the socket timeout is set once per connection by the agent instead of
@@ -39,11 +40,11 @@ export interface ForwardRequest {
   readonly timeoutMs?: number;
   /** Idle limit on the upstream socket. */
   readonly idleTimeoutMs: number;
-  /** Headers the gateway adds to the response (trace id, provider). */
+  /** Headers the gateway adds to the response (trace id, provider), first and in this order. */
   readonly extraResponseHeaders: Readonly<Record<string, string>>;
   /** Sees every response chunk as it passes (for usage and body capture); must be cheap. */
-  readonly onResponseChunk?: (chunk: Buffer) => void;
-  readonly onRequestChunk?: (chunk: Buffer) => void;
+  readonly responseSink?: ChunkSink;
+  readonly requestSink?: ChunkSink;
   /** Streamed bodies beyond this many bytes are cut off with 413. */
   readonly maxBodyBytes: number;
 }
@@ -98,6 +99,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         return;
       }
       result.status = error.status;
+      for (const name in fr.extraResponseHeaders) res.setHeader(name, fr.extraResponseHeaders[name]!);
       res.writeHead(error.status, {
         ...error.headers,
         ...fr.extraResponseHeaders,
@@ -156,7 +158,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       if (upRes.headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
       upRes.on('data', (chunk: Buffer) => {
         result.responseBytes += chunk.length;
-        fr.onResponseChunk?.(chunk);
+        fr.responseSink?.push(chunk);
       });
       upRes.on('aborted', () => {
         result.error ??= {
@@ -171,14 +173,14 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
     });
 
     if (Buffer.isBuffer(fr.body)) {
-      fr.onRequestChunk?.(fr.body);
+      fr.requestSink?.push(fr.body);
       upstream.end(fr.body);
     } else {
       const body = fr.body;
       let received = 0;
       body.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        fr.onRequestChunk?.(chunk);
+        fr.requestSink?.push(chunk);
         if (received > fr.maxBodyBytes) {
           body.unpipe(upstream);
           fail(gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`));

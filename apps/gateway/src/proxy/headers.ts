@@ -65,13 +65,18 @@ export function upstreamHeaders(
   return out;
 }
 
-/** Response headers for the client: the provider's, minus hop-by-hop ones. */
+/**
+ * Response headers for the client: the provider's, minus hop-by-hop ones, with `extra` first and
+ * winning (the order and values `setHeader(extra)` followed by `writeHead(status, provider's)` give,
+ * built as one object so that writeHead takes its fast path).
+ */
 export function responseHeaders(
   headers: IncomingHttpHeaders,
   extra: Readonly<Record<string, string>> = {},
 ): OutgoingHttpHeaders {
   const listed = connectionTokens(headers);
   const out: OutgoingHttpHeaders = {};
+  for (const name in extra) out[name] = extra[name];
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name)) continue;

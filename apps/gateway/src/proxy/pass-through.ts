@@ -85,12 +85,12 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     let result: ForwardResult | undefined;
     try {
       const service = parseServiceHeaders(req.headers);
+      // The trace id and provider headers go out with the response (forward puts them first) or
+      // with the error below; not set here, so that writeHead takes node's fast path.
       facts.traceId = service.traceId;
       facts.metadata = service.metadata;
-      res.setHeader(H.traceId, service.traceId);
       const provider = resolveProvider(service.provider, service.customHost !== undefined);
       facts.provider = provider.id;
-      res.setHeader('x-service-provider', provider.id);
 
       const declared = Number(req.headers['content-length'] ?? 0);
       if (declared > config.MAX_BODY_BYTES) {
@@ -140,8 +140,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
         maxBodyBytes: config.MAX_BODY_BYTES,
         extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
-        onRequestChunk: request.push,
-        onResponseChunk: response.push,
+        requestSink: request,
+        responseSink: response,
       });
     } catch (err) {
       const error =
@@ -156,6 +156,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         status: error.status,
       };
       if (!res.headersSent) {
+        // Both are never empty once known (a trace id is 1-128 characters, a provider id a name).
+        if (facts.traceId !== '') res.setHeader(H.traceId, facts.traceId);
+        if (facts.provider !== '') res.setHeader('x-service-provider', facts.provider);
         res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8' });
         res.end(JSON.stringify(error.toBody()));
       }

@@ -72,6 +72,24 @@ function complete(found: Partial<Usage>): Usage {
   };
 }
 
+function occurrences(text: string, needle: string): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/**
+ * Whether a `data:` line may carry usage (`usage`, `usageMetadata`, or Anthropic's `message`). OpenAI
+ * puts `"usage":null` on every content chunk: a line whose only mentions are that names none, and
+ * parsing it would yield nothing (each such mention holds exactly one `sage`). A line with `\u`
+ * escapes (a key could be spelled with them) is always parsed.
+ */
+function mayCarryUsage(line: string): boolean {
+  if (!line.includes('sage')) return false;
+  if (!line.includes('"usage":null') || line.includes('\\u')) return true;
+  return occurrences(line, 'sage') > occurrences(line, '"usage":null');
+}
+
 /**
  * JSON objects of the `data:` lines of an SSE buffer that can carry usage or the model. Lines
  * without either are skipped unparsed: a stream has one usage line and dozens of content lines.
@@ -83,7 +101,7 @@ function sseObjects(text: string): Json[] {
   for (let i = lines.length - 1; i >= 0; i--) {
     const line = lines[i]!;
     if (!line.startsWith('data:')) continue;
-    const usage = line.includes('sage');
+    const usage = mayCarryUsage(line);
     const model = !modelSeen && line.includes('"model"');
     if (!usage && !model) continue;
     const payload = line.slice(5).trim();

@@ -1,0 +1,147 @@
+import { AuditOutcome, EntityKind } from '@aigw/proto';
+import { describe, expect } from 'vitest';
+import { ADMIN_KEY, apiClient, startControlPlane, test } from '../../test/harness.js';
+import { auditEvents, changeEvents } from '../../test/outbox-rows.js';
+
+describe('admin API surface', () => {
+  test('serves an OpenAPI 3.1 document generated from the route schemas', async ({ cp }) => {
+    const response = await cp.call('get', '/openapi.json', { key: null });
+    expect(response.status).toBe(200);
+    expect(response.body.openapi).toBe('3.1.0');
+    expect(response.body.components.securitySchemes.apiKey).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-service-api-key',
+    });
+    const put = response.body.paths['/organisation'].put;
+    expect(put['x-required-scope']).toBe('organisation.update');
+    expect(put.requestBody.content['application/json'].schema.properties.name).toMatchObject({
+      type: 'string',
+      maxLength: 255,
+    });
+  });
+
+  test('refuses missing and unknown credentials with 401 AB05 in the error envelope', async ({ cp }) => {
+    const missing = await cp.call('get', '/organisation', { key: null });
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({
+      error: {
+        message: expect.stringContaining('missing credentials'),
+        type: 'authentication_error',
+        code: 'AB05',
+        param: null,
+      },
+    });
+    const wrong = await cp.call('get', '/organisation', { key: 'aigw_not-a-real-key' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.message).toBe('invalid API key');
+    const noJwt = await cp.call('get', '/organisation', { key: null, token: 'a.b.c' });
+    expect(noJwt.status).toBe(401);
+    expect(noJwt.body.error.message).toContain('JWT_JWKS_URL');
+  });
+
+  test('malformed JSON is 400 AB01, an oversized body 413, unknown fields name their path', async ({ cp }) => {
+    const malformed = await cp.call('put', '/organisation', { raw: '{"name": ' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatchObject({ code: 'AB01', message: 'request body is not valid JSON' });
+
+    const huge = await cp.call('put', '/organisation', { raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(huge.status).toBe(413);
+
+    const unknown = await cp.call('put', '/organisation', { body: { name: 'Acme', colour: 'red' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('AB01');
+    expect(unknown.body.error.message).toContain('body');
+    expect(unknown.body.error.message).toContain('colour');
+
+    const tooLong = await cp.call('put', '/organisation', { body: { name: 'x'.repeat(256) } });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.param).toBe('body.name');
+  });
+
+  test('an organisation update changes the row, emits a versioned change and an audit record in one commit', async ({
+    cp,
+    pg,
+  }) => {
+    const before = await cp.call('get', '/organisation');
+    expect(before.status).toBe(200);
+    expect(before.body.settings).toEqual({
+      membersViewAllData: true,
+      managersViewAllData: true,
+      membersViewAnalytics: true,
+      managersViewAnalytics: true,
+      membersViewPrompts: true,
+      managersViewPrompts: true,
+      membersWritePrompts: false,
+      managersWritePrompts: true,
+    });
+
+    const updated = await cp.call('put', '/organisation', {
+      body: { name: 'Acme', settings: { membersViewAllData: false }, default_metadata: { team: 'core' } },
+      headers: { 'user-agent': 'audit-test' },
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ name: 'Acme', default_metadata: { team: 'core' } });
+    expect(updated.body.settings.membersViewAllData).toBe(false);
+
+    const changes = (await changeEvents(pg.pool)).filter((c) => c.entity?.kind === EntityKind.ORGANISATION);
+    const last = changes.at(-1);
+    expect(last?.entity?.version).toBe(2);
+    expect(last?.entity?.body).toMatchObject({
+      $case: 'organisation',
+      value: { name: 'Acme', access: { membersViewAllData: false }, defaultMetadata: { team: 'core' } },
+    });
+
+    const audit = (await auditEvents(pg.pool)).find(
+      (a) => a.action === 'organisation.update' && a.outcome === AuditOutcome.SUCCESS,
+    );
+    expect(audit).toMatchObject({
+      organisationId: before.body.id,
+      resourceType: 'organisation',
+      resourceId: before.body.id,
+      requestMethod: 'PUT',
+      requestPath: '/v1/organisation',
+      userAgent: 'audit-test',
+      outcome: AuditOutcome.SUCCESS,
+      statusCode: 200,
+    });
+    expect(audit?.actor?.apiKeyId).not.toBe('');
+    expect(JSON.parse(audit?.requestDetailsJson ?? '{}').body.name).toBe('Acme');
+    expect(audit?.requestDetailsJson).not.toContain(ADMIN_KEY);
+  });
+
+  test('a refused mutation is audited as a failure and changes nothing', async ({ cp, pg }) => {
+    const before = (await changeEvents(pg.pool)).length;
+    const refused = await cp.call('put', '/organisation', { body: { name: '' } });
+    expect(refused.status).toBe(400);
+    expect((await changeEvents(pg.pool)).length).toBe(before);
+    const failures = (await auditEvents(pg.pool)).filter(
+      (a) => a.action === 'organisation.update' && a.outcome === AuditOutcome.FAILURE,
+    );
+    expect(failures.at(-1)?.statusCode).toBe(400);
+  });
+
+  test('API_ACCESS_ENABLED=OFF turns every admin route off but keeps health up', async ({ pg, nats }) => {
+    const { app } = startControlPlane({ pg, nats }, { API_ACCESS_ENABLED: 'OFF' });
+    await app.start();
+    try {
+      const base = `http://127.0.0.1:${app.ports.http}`;
+      const call = apiClient(base, ADMIN_KEY);
+      const response = await call('get', '/organisation');
+      expect(response.status).toBe(403);
+      expect(response.body.error).toMatchObject({ code: 'AB03', message: expect.stringContaining('API_ACCESS_ENABLED') });
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  test('a second start on the same database does not bootstrap again', async ({ cp, pg, nats }) => {
+    const { app } = startControlPlane({ pg, nats }, { BOOTSTRAP_ADMIN_KEY: `other_${'z'.repeat(40)}` });
+    await app.start();
+    await app.stop();
+    const organisations = await pg.pool.query('select count(*)::int as n from control.organisations');
+    expect(organisations.rows[0].n).toBe(1);
+    expect((await cp.call('get', '/organisation', { key: `other_${'z'.repeat(40)}` })).status).toBe(401);
+  });
+});

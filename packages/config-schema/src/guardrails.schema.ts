@@ -1,0 +1,163 @@
+// Input/output guardrails: saved guardrail ids or inline guardrails built from the built-in check catalogue.
+import { z } from 'zod';
+import { headerName, httpUrl, slug } from './formats.js';
+import { describeType, type IssueSink, isPlainObject, type Segment } from './issues.js';
+import { jsonObject } from './json-data.js';
+import { checkRegex } from './safe-regex.js';
+import { validateWith } from './zod-issues.js';
+
+export const PII_CATEGORIES = ['email', 'phone', 'credit_card', 'iban', 'ip_address'] as const;
+export const MAX_GUARDRAILS = 20;
+export const MAX_CHECKS = 20;
+/** Spec part 8: a third-party guardrail call times out after 10 s unless told otherwise. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** A pattern that compiles and passes the ReDoS heuristic (safe-regex.ts). */
+export const safePattern = z.string().superRefine((pattern, ctx) => {
+  const verdict = checkRegex(pattern);
+  if (verdict.safe) return;
+  const code = verdict.reason === 'syntax' ? 'invalid_regex' : 'unsafe_regex';
+  ctx.addIssue({ code: 'custom', message: verdict.message, params: { code } });
+});
+
+const words = z.strictObject({
+  words: z.array(z.string().min(1)).min(1).max(1000),
+  operator: z.enum(['any', 'all', 'none']).default('any'),
+});
+
+const countRange = z
+  .strictObject({ min: z.int().min(0).optional(), max: z.int().min(0).optional() })
+  .superRefine((range, ctx) => {
+    if (range.min === undefined && range.max === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'needs min, max or both', params: { code: 'required' } });
+    } else if (range.min !== undefined && range.max !== undefined && range.min > range.max) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['min'],
+        message: 'must not be greater than max',
+        params: { code: 'conflicting_fields' },
+      });
+    }
+  });
+
+const nonEmptyList = (max: number) => z.array(z.string().min(1).max(256)).min(1).max(max);
+
+/** The built-in checks and the shape of their `parameters` (defaults filled in). */
+export const CHECK_CATALOGUE = {
+  regex_match: z.strictObject({ pattern: safePattern, not: z.boolean().default(false) }),
+  contains: words,
+  not_contains: words,
+  word_count: countRange,
+  character_count: countRange,
+  json_schema: z.strictObject({ schema: jsonObject }),
+  valid_json: z.strictObject({}),
+  pii: z
+    .strictObject({ categories: z.array(z.enum(PII_CATEGORIES)).min(1).optional() })
+    .transform((p) => ({ categories: p.categories ? [...new Set(p.categories)] : [...PII_CATEGORIES] })),
+  model_allowlist: z.strictObject({ models: nonEmptyList(1000) }),
+  required_metadata_keys: z.strictObject({ keys: nonEmptyList(64) }),
+  webhook: z.strictObject({
+    url: httpUrl(true),
+    headers: z
+      .record(headerName, z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks'))
+      .default({}),
+    timeout: z.int().min(1).max(60_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
+  }),
+} as const;
+
+export type GuardrailCheckId = keyof typeof CHECK_CATALOGUE;
+export const GUARDRAIL_CHECK_IDS = Object.keys(CHECK_CATALOGUE) as GuardrailCheckId[];
+export type GuardrailCheckParameters = {
+  readonly [K in GuardrailCheckId]: z.output<(typeof CHECK_CATALOGUE)[K]>;
+};
+export type GuardrailCheck = {
+  readonly [K in GuardrailCheckId]: { readonly id: K; readonly parameters: GuardrailCheckParameters[K] };
+}[GuardrailCheckId];
+
+export type Guardrail =
+  /** A guardrail saved in the control plane, by id or slug. */
+  | { readonly type: 'ref'; readonly id: string }
+  | {
+      readonly type: 'inline';
+      readonly id?: string;
+      readonly checks: readonly GuardrailCheck[];
+      /** A failed check answers 446 instead of passing the request on (246). */
+      readonly deny: boolean;
+      /** Runs without holding the request; it can report, never deny. */
+      readonly async: boolean;
+    };
+
+const inlineGuardrail = z.strictObject({
+  id: slug.optional(),
+  checks: z.array(z.unknown()).min(1).max(MAX_CHECKS),
+  deny: z.boolean().default(false),
+  async: z.boolean().default(false),
+});
+
+const checkShape = z.strictObject({ id: z.string(), parameters: z.unknown().optional() });
+
+/** Validate an `input_guardrails` / `output_guardrails` list at `base`. */
+export function parseGuardrails(
+  value: unknown,
+  base: readonly Segment[],
+  sink: IssueSink,
+): Guardrail[] | undefined {
+  const list = validateWith(z.array(z.unknown()).max(MAX_GUARDRAILS), value, base, sink);
+  if (!list) return undefined;
+  const before = sink.size;
+  const out: Guardrail[] = [];
+  list.forEach((item, i) => {
+    const guardrail = parseGuardrail(item, [...base, i], sink);
+    if (guardrail) out.push(guardrail);
+  });
+  return sink.size === before ? out : undefined;
+}
+
+function parseGuardrail(item: unknown, at: readonly Segment[], sink: IssueSink): Guardrail | undefined {
+  if (typeof item === 'string') {
+    const id = validateWith(slug, item, at, sink);
+    return id === undefined ? undefined : { type: 'ref', id };
+  }
+  if (!isPlainObject(item)) {
+    sink.add(at, 'invalid_type', `must be a guardrail id or a guardrail object, got ${describeType(item)}`);
+    return undefined;
+  }
+  const raw = validateWith(inlineGuardrail, item, at, sink);
+  if (!raw) return undefined;
+  if (raw.async && raw.deny) {
+    sink.add(
+      [...at, 'async'],
+      'conflicting_fields',
+      'an async guardrail cannot deny: it does not hold the request',
+    );
+  }
+  const checks: GuardrailCheck[] = [];
+  raw.checks.forEach((check, i) => {
+    const parsed = parseCheck(check, [...at, 'checks', i], sink);
+    if (parsed) checks.push(parsed);
+  });
+  if (checks.length !== raw.checks.length || (raw.async && raw.deny)) return undefined;
+  return {
+    type: 'inline',
+    ...(raw.id !== undefined && { id: raw.id }),
+    checks,
+    deny: raw.deny,
+    async: raw.async,
+  };
+}
+
+function parseCheck(value: unknown, at: readonly Segment[], sink: IssueSink): GuardrailCheck | undefined {
+  const check = validateWith(checkShape, value, at, sink);
+  if (!check) return undefined;
+  if (!Object.hasOwn(CHECK_CATALOGUE, check.id)) {
+    sink.add(
+      [...at, 'id'],
+      'unknown_check',
+      `must be one of ${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')}`,
+    );
+    return undefined;
+  }
+  const id = check.id as GuardrailCheckId;
+  const parameters = validateWith(CHECK_CATALOGUE[id], check.parameters ?? {}, [...at, 'parameters'], sink);
+  return parameters === undefined ? undefined : ({ id, parameters } as GuardrailCheck);
+}
