@@ -14,6 +14,7 @@ import {
   startGrpcServer,
 } from '@aigw/runtime';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
 import { buildAuditEvent } from './audit/audit-event.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
@@ -78,7 +79,11 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         log,
       });
       closer.add('nats', () => nats.drain());
-      await ensureControlPlaneStreams(await jetstreamManager(nats), config.NATS_STREAM_REPLICAS, config.NATS_NAMESPACE);
+      await ensureControlPlaneStreams(
+        await jetstreamManager(nats),
+        config.NATS_STREAM_REPLICAS,
+        config.NATS_NAMESPACE,
+      );
       const relay = createOutboxRelay({
         db: database.db,
         databaseUrl: config.DATABASE_URL,
@@ -89,6 +94,14 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       });
       await relay.start();
       closer.add('outbox relay', () => relay.stop());
+      const expiry = createApiKeyExpiryWorker({
+        db: database.db,
+        log,
+        intervalMs: config.API_KEY_EXPIRY_SWEEP_MS,
+        auditEnabled: config.AUDIT_LOGS_ENABLED,
+      });
+      expiry.start();
+      closer.add('api key expiry', () => expiry.stop());
 
       const services: GrpcService[] = [
         snapshotService({

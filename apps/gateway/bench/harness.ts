@@ -173,9 +173,14 @@ export async function startBench(options: {
         `${mock}/v1`,
       ]),
     );
+    // BENCH_GATEWAY_ENTRY: a compiled main.js to run instead of the sources (diagnosis: tsx's
+    // transform keeps function names with a helper call per named closure).
+    const entry = process.env.BENCH_GATEWAY_ENTRY;
     const gateway = await start(
       'gateway',
-      [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
+      entry
+        ? [...(options.gatewayNodeArgs ?? []), entry]
+        : [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
       {
         PORT: String(gatewayPort),
         HOST: '127.0.0.1',

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
 }
@@ -28,7 +28,7 @@ function area(url: string): string {
 }
 
 const label = (n: ProfileNode) =>
-  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(apps|packages|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
+  `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(apps|packages|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}:${n.callFrame.columnNumber + 1}`;
 
 export function summariseProfile(file: string, top = 30): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
@@ -54,7 +54,7 @@ export function summariseProfile(file: string, top = 30): string {
     const seen = new Set<string>();
     for (let at: number | undefined = n.id; at !== undefined; at = parent.get(at)) {
       const node = byId.get(at);
-      if (!node || !/\/(apps|packages)\/[^/]+\/src\//.test(node.callFrame.url)) continue;
+      if (!node || !/\/(apps|packages)\/[^/]+\/(src|bench)\//.test(node.callFrame.url)) continue;
       const key = label(node);
       if (seen.has(key)) continue;
       seen.add(key);

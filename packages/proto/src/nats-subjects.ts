@@ -21,7 +21,7 @@ export const CHANGES_SUBJECT_PREFIX = 'aigw.changes.v1';
 /** Matches the change subject of every entity kind. */
 export const CHANGES_SUBJECT_WILDCARD = `${CHANGES_SUBJECT_PREFIX}.*`;
 
-/** AuditEvent: control-plane outbox relay -> logger. Nats-Msg-Id = AuditEvent.id. */
+/** AuditEvent: control-plane outbox relay -> logger. Nats-Msg-Id = the outbox row id. */
 export const AUDIT_STREAM = 'AIGW_AUDIT';
 export const AUDIT_SUBJECT = 'aigw.audit.v1';
 

@@ -2,7 +2,7 @@ import { EntityStatus } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
-import { keyChanges, tenant, userKey } from './api-keys.test-support.js';
+import { type ApiKeyBody, keyChanges, tenant, userKey } from './api-keys.test-support.js';
 
 const MANAGER_SCOPES = [
   'api_keys.create',
@@ -50,14 +50,16 @@ describe('listing and reading API keys', () => {
       expect(item).not.toHaveProperty('key_hash');
       expect(item.masked_key).toBe(`aigw_...${item.last4}`);
     }
-    expect(all.body.data.some((k: any) => k.type === 'admin')).toBe(true);
+    expect(all.body.data.some((k: ApiKeyBody) => k.type === 'admin')).toBe(true);
 
     const inA = await cp.call('get', '/api-keys?workspace_id=list-a&type=workspace,service');
-    expect(inA.body.data.map((k: any) => k.id).sort()).toEqual(
+    expect(inA.body.data.map((k: ApiKeyBody) => k.id).sort()).toEqual(
       [managerKey.id, memberKey.id, memberSecond.id, service.body.id].sort(),
     );
     const byUser = await cp.call('get', `/api-keys?user_id=${member}`);
-    expect(byUser.body.data.map((k: any) => k.id).sort()).toEqual([memberKey.id, memberSecond.id].sort());
+    expect(byUser.body.data.map((k: ApiKeyBody) => k.id).sort()).toEqual(
+      [memberKey.id, memberSecond.id].sort(),
+    );
     const page = await cp.call('get', '/api-keys?workspace_id=list-a&page_size=1&current_page=1');
     expect(page.body.total).toBe(4);
     expect(page.body.data).toHaveLength(1);
@@ -82,13 +84,15 @@ describe('listing and reading API keys', () => {
     expect((await cp.call('get', '/api-keys?workspace_id=unknown-ws')).status).toBe(404);
 
     const managerList = await cp.call('get', '/api-keys', { key: managerKey.key });
-    expect(managerList.body.data.map((k: any) => k.id).sort()).toEqual(
+    expect(managerList.body.data.map((k: ApiKeyBody) => k.id).sort()).toEqual(
       [managerKey.id, memberKey.id, memberSecond.id, service.body.id].sort(),
     );
     expect((await cp.call('get', '/api-keys?workspace_id=list-b', { key: managerKey.key })).status).toBe(404);
 
     const memberList = await cp.call('get', '/api-keys', { key: memberKey.key });
-    expect(memberList.body.data.map((k: any) => k.id).sort()).toEqual([memberKey.id, memberSecond.id].sort());
+    expect(memberList.body.data.map((k: ApiKeyBody) => k.id).sort()).toEqual(
+      [memberKey.id, memberSecond.id].sort(),
+    );
     expect((await cp.call('get', `/api-keys?user_id=${manager}`, { key: memberKey.key })).body.total).toBe(0);
     expect((await cp.call('get', `/api-keys/${managerKey.id}`, { key: memberKey.key })).status).toBe(404);
     expect((await cp.call('get', `/api-keys/${memberSecond.id}`, { key: memberKey.key })).status).toBe(200);

@@ -4,9 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { type ChangeEvent, EntityKind } from '@aigw/proto';
 import type pg from 'pg';
 import { expect } from 'vitest';
+import type { z } from 'zod';
 import type { ControlPlaneFixture } from '../../test/harness.js';
 import { changeEvents } from '../../test/outbox-rows.js';
 import { WORKSPACE_SCOPES } from '../auth/scopes.js';
+import type { apiKeyWithSecretSchema } from './api-keys.schema.js';
 
 export interface Tenant {
   readonly organisationId: string;
@@ -71,10 +73,13 @@ export async function otherOrganisation(pool: pg.Pool): Promise<string> {
   return id;
 }
 
+/** A key as the API returns it at creation (the raw key included). */
+export type ApiKeyBody = z.output<typeof apiKeyWithSecretSchema>;
+
 export interface CreatedKey {
   readonly id: string;
   readonly key: string;
-  readonly body: any;
+  readonly body: ApiKeyBody;
 }
 
 /** Creates a workspace user key through the API (admin key unless `as` is given); expects 201. */

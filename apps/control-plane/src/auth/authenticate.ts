@@ -6,6 +6,7 @@ import { unauthorized } from '../http/api-errors.js';
 import { hashApiKey } from './api-key-secret.js';
 import { type JwtVerifier, TokenError } from './jwt.js';
 import type { Principal, Role } from './principal.js';
+import { isUuid } from './visibility.js';
 
 export const API_KEY_HEADER = 'x-service-api-key';
 
@@ -37,6 +38,15 @@ async function tokenPrincipal(deps: AuthenticatorDeps, req: Request, token: stri
     throw unauthorized('token authentication is not enabled on this control plane (JWT_JWKS_URL is unset)');
   try {
     const identity = await deps.jwt.verify(token);
+    // Ids are uuids here; anything else could never match a row, so the token cannot be ours.
+    if (
+      !isUuid(identity.organisationId) ||
+      (identity.workspaceId !== null && !isUuid(identity.workspaceId))
+    ) {
+      const error = new TokenError('invalid_claim', 'the organisation and workspace claims must be uuids');
+      await deps.onTokenRejected(req, error);
+      throw unauthorized(`invalid token: ${error.message}`);
+    }
     const orgLevel = identity.role === 'owner' || identity.role === 'admin';
     return {
       via: 'jwt',
@@ -64,6 +74,7 @@ async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promis
     .innerJoin('organisations as o', 'o.id', 'k.organisation_id')
     .leftJoin('workspaces as w', 'w.id', 'k.workspace_id')
     .leftJoin('users as u', 'u.id', 'k.user_id')
+    .leftJoin('users as creator', 'creator.id', 'k.created_by_user_id')
     .leftJoin('workspace_members as m', (join) =>
       join.onRef('m.workspace_id', '=', 'k.workspace_id').onRef('m.user_id', '=', 'k.user_id'),
     )
@@ -82,6 +93,8 @@ async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promis
       'u.status as user_status',
       'u.role as user_role',
       'm.role as member_role',
+      'creator.role as creator_role',
+      'creator.status as creator_status',
     ])
     .where('k.key_hash', '=', hashApiKey(key))
     .executeTakeFirst();
@@ -96,7 +109,10 @@ async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promis
     throw unauthorized('the owner of this API key was removed');
 
   let role: Role;
-  if (row.type === 'admin') role = 'admin';
+  // An admin key acts for the organisation with its creator's authority: the bootstrap key (made
+  // for the owner) is an owner's key; any other admin key acts as an admin.
+  if (row.type === 'admin')
+    role = row.creator_role === 'owner' && row.creator_status === 'active' ? 'owner' : 'admin';
   else if (row.type === 'service') role = 'manager';
   else if (row.user_role === 'owner' || row.user_role === 'admin') role = 'manager';
   else if (row.member_role) role = row.member_role;

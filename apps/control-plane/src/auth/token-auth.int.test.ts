@@ -2,7 +2,7 @@ import { AuditOutcome } from '@aigw/proto';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { ADMIN_KEY, apiClient, startControlPlane, test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
-import { type JwksServer, makeKey, startJwksServer, signToken, type TestKey } from './jwks.test-support.js';
+import { type JwksServer, makeKey, signToken, startJwksServer, type TestKey } from './jwks.test-support.js';
 
 const ISSUER = 'https://issuer.test';
 const AUDIENCE = 'aigw-admin';
@@ -33,35 +33,68 @@ describe('token authentication through the admin API', () => {
       const organisation = (await call('get', '/organisation')).body;
       const organisationId: string = organisation.id;
 
-      const owner = await token({ sub: 'user-1', organisation_id: organisationId, role: 'owner', scope: 'organisation.read organisation.update' });
+      const owner = await token({
+        sub: 'user-1',
+        organisation_id: organisationId,
+        role: 'owner',
+        scope: 'organisation.read organisation.update',
+      });
       const read = await call('get', '/organisation', { key: null, token: owner });
       expect(read.status).toBe(200);
       expect(read.body.id).toBe(organisationId);
 
-      const update = await call('put', '/organisation', { key: null, token: owner, body: { name: 'By token' } });
+      const update = await call('put', '/organisation', {
+        key: null,
+        token: owner,
+        body: { name: 'By token' },
+      });
       expect(update.status).toBe(200);
       const audit = (await auditEvents(pg.pool)).find((a) => a.action === 'organisation.update');
       expect(audit?.actor).toMatchObject({ userId: 'user-1', apiKeyId: '' });
 
-      const readOnly = await token({ sub: 'user-2', organisation_id: organisationId, role: 'admin', scope: 'organisation.read' });
+      const readOnly = await token({
+        sub: 'user-2',
+        organisation_id: organisationId,
+        role: 'admin',
+        scope: 'organisation.read',
+      });
       const refused = await call('put', '/organisation', { key: null, token: readOnly, body: { name: 'x' } });
       expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({ code: 'AB03', message: 'missing scope organisation.update' });
+      expect(refused.body.error).toMatchObject({
+        code: 'AB03',
+        message: 'missing scope organisation.update',
+      });
 
-      const otherOrg = await token({ sub: 'user-3', organisation_id: '00000000-0000-4000-8000-000000000000', role: 'owner', scope: 'organisation.read' });
+      const otherOrg = await token({
+        sub: 'user-3',
+        organisation_id: '00000000-0000-4000-8000-000000000000',
+        role: 'owner',
+        scope: 'organisation.read',
+      });
       expect((await call('get', '/organisation', { key: null, token: otherOrg })).status).toBe(404);
 
-      const manager = await token({ sub: 'user-4', organisation_id: organisationId, workspace_id: '00000000-0000-4000-8000-000000000001', role: 'manager', scope: 'organisation.read' });
+      const manager = await token({
+        sub: 'user-4',
+        organisation_id: organisationId,
+        workspace_id: '00000000-0000-4000-8000-000000000001',
+        role: 'manager',
+        scope: 'organisation.read',
+      });
       const managerRead = await call('get', '/organisation', { key: null, token: manager });
       expect(managerRead.status).toBe(403);
 
-      const expired = await token({ sub: 'user-5', organisation_id: organisationId, role: 'owner', scope: 'organisation.read' }, -3600);
+      const expired = await token(
+        { sub: 'user-5', organisation_id: organisationId, role: 'owner', scope: 'organisation.read' },
+        -3600,
+      );
       const rejected = await call('get', '/organisation', { key: null, token: expired });
       expect(rejected.status).toBe(401);
       expect(rejected.body.error.code).toBe('AB05');
       expect(rejected.body.error.message).toMatch(/^invalid token: .*expired/i);
       expect(rejected.body.error.message).not.toContain(expired);
-      const tokenAudit = (await auditEvents(pg.pool)).filter((a) => a.action.startsWith('auth.token_rejected'));
+      const tokenAudit = (await auditEvents(pg.pool)).filter((a) =>
+        a.action.startsWith('auth.token_rejected'),
+      );
       expect(tokenAudit.at(-1)).toMatchObject({
         action: 'auth.token_rejected.expired',
         outcome: AuditOutcome.FAILURE,

@@ -40,12 +40,16 @@ describe('admin API surface', () => {
     expect(noJwt.body.error.message).toContain('JWT_JWKS_URL');
   });
 
-  test('malformed JSON is 400 AB01, an oversized body 413, unknown fields name their path', async ({ cp }) => {
+  test('malformed JSON is 400 AB01, an oversized body 413, unknown fields name their path', async ({
+    cp,
+  }) => {
     const malformed = await cp.call('put', '/organisation', { raw: '{"name": ' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatchObject({ code: 'AB01', message: 'request body is not valid JSON' });
 
-    const huge = await cp.call('put', '/organisation', { raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }) });
+    const huge = await cp.call('put', '/organisation', {
+      raw: JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }),
+    });
     expect(huge.status).toBe(413);
 
     const unknown = await cp.call('put', '/organisation', { body: { name: 'Acme', colour: 'red' } });
@@ -129,7 +133,10 @@ describe('admin API surface', () => {
       const call = apiClient(base, ADMIN_KEY);
       const response = await call('get', '/organisation');
       expect(response.status).toBe(403);
-      expect(response.body.error).toMatchObject({ code: 'AB03', message: expect.stringContaining('API_ACCESS_ENABLED') });
+      expect(response.body.error).toMatchObject({
+        code: 'AB03',
+        message: expect.stringContaining('API_ACCESS_ENABLED'),
+      });
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
     } finally {
       await app.stop();

@@ -65,12 +65,19 @@ export const usageLimitSchema = z
     }
   });
 
-/** One usage limit per type; a single object is accepted and normalised to a one-element array. */
-export const usageLimitsSchema = z
-  .union([usageLimitSchema.transform((l) => [l]), z.array(usageLimitSchema).max(2)])
-  .refine((limits) => new Set(limits.map((l) => l.type)).size === limits.length, {
-    message: 'at most one usage limit per type',
-  });
+/**
+ * One usage limit per type. A single object is accepted and normalised to a one-element array
+ * before validation, so every error names its field (`usage_limits.0.periodic_reset_days`).
+ */
+export const usageLimitsSchema = z.preprocess(
+  (value) => (value !== null && typeof value === 'object' && !Array.isArray(value) ? [value] : value),
+  z
+    .array(usageLimitSchema)
+    .max(2)
+    .refine((limits) => new Set(limits.map((l) => l.type)).size === limits.length, {
+      message: 'at most one usage limit per type',
+    }),
+);
 
 export type RateLimitInput = z.output<typeof rateLimitSchema>;
 export type UsageLimitInput = z.output<typeof usageLimitSchema>;

@@ -128,7 +128,7 @@ export function createOutboxRelay(deps: OutboxRelayDeps): OutboxRelay {
       }
       if (failures > 0) log.info({ failedRounds: failures }, 'outbox relay recovered');
       failures = 0;
-      if (Date.now() >= pruneDueAt) {
+      if (lock.held && Date.now() >= pruneDueAt) {
         pruneDueAt = Date.now() + pruneIntervalMs;
         await prune();
       }
@@ -144,7 +144,10 @@ export function createOutboxRelay(deps: OutboxRelayDeps): OutboxRelay {
       if (running) return;
       running = true;
       stopping = new AbortController();
-      await lock.tryAcquire();
+      if (!(await lock.tryAcquire()))
+        log.info(
+          'outbox relay standing by: another replica holds the lock (or Postgres is unreachable); retrying',
+        );
       loop = run(stopping.signal).catch((err: unknown) => {
         log.error({ err: errorMessage(err) }, 'outbox relay stopped unexpectedly');
       });

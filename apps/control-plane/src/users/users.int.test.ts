@@ -176,6 +176,23 @@ describe('users', () => {
       "select id from control.users where role = 'owner' and status = 'active'",
     );
     expect(owners.rows).toEqual([{ id: org.ownerId }]);
+
+    // Two owners demoting each other at once: the owner locks serialise them, one of them stays.
+    const third = randomUUID();
+    await org.pool.query(
+      "insert into control.users (id, organisation_id, email, role) values ($1, $2, 'third-owner@example.com', 'owner')",
+      [third, org.organisationId],
+    );
+    const race = await Promise.all(
+      [org.ownerId, third].map((id) =>
+        org.call('put', `/users/${id}`, { key: null, token: ownerToken, body: { role: 'admin' } }),
+      ),
+    );
+    expect(race.map((r) => r.status).sort()).toEqual([200, 409]);
+    const left = await org.pool.query(
+      "select count(*)::int as n from control.users where role = 'owner' and status = 'active'",
+    );
+    expect(left.rows[0].n).toBe(1);
   });
 
   test('removing a user disables its API keys, drops its memberships, and can be undone by a new invite', async ({
@@ -251,75 +268,5 @@ describe('users', () => {
       workspaces: [{ id: omega, role: 'manager' }],
     });
     expect((await org.call('get', '/organisation', { key: adminKey.key })).status).toBe(401);
-  });
-
-  test('admins remove members but not admins or owners', async ({ org }) => {
-    const ownerToken = await org.token('owner', { sub: org.ownerId });
-    const gus = await org.join('gus@example.com', { role: 'admin' }, { key: null, token: ownerToken });
-    const refused = await org.call('delete', `/users/${gus.id}`);
-    expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toBe('only an owner may remove an admin');
-    expect((await org.call('get', `/users/${gus.id}`)).body.status).toBe('active');
-    const removed = await org.call('delete', `/users/${gus.id}`, { key: null, token: ownerToken });
-    expect(removed.status).toBe(200);
-    expect((await org.call('delete', `/users/${randomUUID()}`)).status).toBe(404);
-  });
-
-  test('workspace-bound callers get 403 on every users route; other organisations see nothing', async ({
-    org,
-  }) => {
-    const zeta = await org.workspace('u-zeta');
-    const hal = await org.join('hal@example.com', { workspaces: [{ id: zeta, role: 'manager' }] });
-    const service = await org.apiKey({ type: 'service', workspaceId: zeta });
-    const halKey = await org.apiKey({ type: 'workspace', workspaceId: zeta, userId: hal.id });
-    const memberToken = await org.token('member', { workspaceId: zeta, sub: hal.id });
-    const calls: [string, string, unknown][] = [
-      ['get', '/users', undefined],
-      ['get', `/users/${hal.id}`, undefined],
-      ['put', `/users/${hal.id}`, { first_name: 'Hacked' }],
-      ['delete', `/users/${hal.id}`, undefined],
-    ];
-    for (const [method, path, body] of calls) {
-      for (const credentials of [
-        { key: service.key },
-        { key: halKey.key },
-        { key: null, token: memberToken },
-      ]) {
-        const response = await org.call(method, path, { ...credentials, body });
-        expect([method, path, response.status, response.body.error?.code]).toEqual([
-          method,
-          path,
-          403,
-          'AB03',
-        ]);
-      }
-    }
-    const unchanged = await org.call('get', `/users/${hal.id}`);
-    expect(unchanged.body).toMatchObject({ first_name: '', status: 'active' });
-
-    const elsewhere = randomUUID();
-    await org.pool.query(
-      "insert into control.organisations (id, name, slug) values ($1, 'Other', 'other-org')",
-      [elsewhere],
-    );
-    const foreign = await org.token('owner', { organisationId: elsewhere });
-    expect((await org.call('get', `/users/${hal.id}`, { key: null, token: foreign })).status).toBe(404);
-    expect(
-      (await org.call('put', `/users/${hal.id}`, { key: null, token: foreign, body: { first_name: 'X' } }))
-        .status,
-    ).toBe(404);
-    expect((await org.call('delete', `/users/${hal.id}`, { key: null, token: foreign })).status).toBe(404);
-    expect((await org.call('get', '/users', { key: null, token: foreign })).body).toEqual({
-      object: 'list',
-      data: [],
-      total: 0,
-    });
-    expect((await org.call('get', '/user-invites', { key: null, token: foreign })).body.total).toBe(0);
-
-    const scoped = await org.token('admin', { scopes: ['users.read'] });
-    expect((await org.call('get', `/users/${hal.id}`, { key: null, token: scoped })).status).toBe(200);
-    const noScope = await org.call('get', '/users', { key: null, token: scoped });
-    expect(noScope.status).toBe(403);
-    expect(noScope.body.error.message).toBe('missing scope users.list');
   });
 });

@@ -28,7 +28,7 @@ export interface OrgFixture {
   readonly pool: pg.Pool;
   readonly organisationId: string;
   readonly ownerId: string;
-  /** The bootstrap admin key's row id (the actor of admin-key mutations). */
+  /** Id of the admin key `call` uses (acts as admin; the bootstrap key acts as owner). */
   readonly adminKeyId: string;
   call: ReturnType<typeof apiClient>;
   /** A signed token for this organisation (all scopes unless given). */
@@ -83,19 +83,23 @@ export const test = base.extend<{ org: OrgFixture }>({
       );
       await app.start();
       try {
-        const call = apiClient(`http://127.0.0.1:${app.ports.http}`, ADMIN_KEY);
+        // The bootstrap key belongs to the owner and acts as owner; these tests act as an admin
+        // through a second admin key that the bootstrap key creates.
+        const base = `http://127.0.0.1:${app.ports.http}`;
+        const created = await apiClient(base, ADMIN_KEY)('post', '/api-keys/organisation/service', {
+          body: { name: 'test admin', scopes: [...ALL_SCOPES] },
+        });
+        expect(created.status).toBe(201);
+        const call = apiClient(base, created.body.key);
         const ids = await pg.pool.query<{ organisation_id: string; id: string }>(
           "select organisation_id, id from control.users where role = 'owner'",
         );
         const organisationId = ids.rows[0]?.organisation_id ?? '';
-        const keyRow = await pg.pool.query<{ id: string }>(
-          "select id from control.api_keys where type = 'admin'",
-        );
         const fixture: OrgFixture = {
           pool: pg.pool,
           organisationId,
           ownerId: ids.rows[0]?.id ?? '',
-          adminKeyId: keyRow.rows[0]?.id ?? '',
+          adminKeyId: created.body.id,
           call,
           token: (role, options = {}) =>
             signToken(key, {

@@ -1,3 +1,4 @@
+// Workspace member routes end to end: CRUD, audit, visibility, and key disabling on removal.
 import { randomUUID } from 'node:crypto';
 import { AuditOutcome, EntityKind, EntityStatus } from '@aigw/proto';
 import { describe, expect } from 'vitest';
@@ -228,7 +229,10 @@ describe('workspace members', () => {
     expect(byId.get(serviceKey.id)).toMatchObject({ status: 'active', version: '1' });
     expect((await cp.call('get', `/workspaces/${otherWs}/members`, { key: keptKey.key })).status).toBe(200);
 
-    const keyChanges = (await changeEvents(pg.pool)).filter((c) => c.entity?.kind === EntityKind.API_KEY);
+    const testKeys = [key.id, keptKey.id, serviceKey.id];
+    const keyChanges = (await changeEvents(pg.pool)).filter(
+      (c) => c.entity?.kind === EntityKind.API_KEY && testKeys.includes(c.entity.id),
+    );
     expect(keyChanges.map((c) => c.entity?.id)).toEqual([key.id]);
     expect(keyChanges[0]?.entity).toMatchObject({
       version: 2,

@@ -1,3 +1,4 @@
+// Workspace routes end to end: CRUD, slugs, archive, settings, visibility, filters and pagination.
 import { AuditOutcome, EntityKind, EntityStatus } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';

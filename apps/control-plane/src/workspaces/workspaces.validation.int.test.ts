@@ -1,3 +1,4 @@
+// Workspace request validation: usage and rate limits, settings ranges and cross-field rules.
 import { PeriodicReset, RateLimitType, RateLimitUnit, UsageLimitType } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { type ControlPlaneFixture, test } from '../../test/harness.js';

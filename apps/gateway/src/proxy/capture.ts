@@ -44,8 +44,9 @@ export class BodyCapture implements ChunkSink {
   /** The last bytes seen (at least 16 KiB when that much passed). */
   tail(): Buffer {
     if (this.tailChunks.length === 1) return this.tailChunks[0]!;
-    // A body that fits both windows: the tail is the head, already joined (or joined once for both).
-    if (this.tailBytes === this.total && !this.truncated) return this.head();
+    // The whole body was already joined as the head, and the tail still holds all of it: same bytes.
+    const head = this.headCache;
+    if (head !== undefined && head.length === this.total && this.tailBytes === this.total) return head;
     return Buffer.concat(this.tailChunks);
   }
 

@@ -62,4 +62,17 @@ describe('headers crossing the gateway', () => {
       }),
     ).toEqual({ 'content-type': 'text/event-stream', 'x-request-id': 'req_1', 'openai-processing-ms': '12' });
   });
+
+  it('puts the gateway headers first and lets them win over the provider', () => {
+    const out = responseHeaders(
+      { 'content-type': 'application/json', 'x-service-provider': 'spoofed', date: 'Sun' },
+      { 'x-service-trace-id': 't-1', 'x-service-provider': 'openai' },
+    );
+    expect(Object.entries(out)).toEqual([
+      ['x-service-trace-id', 't-1'],
+      ['x-service-provider', 'openai'],
+      ['content-type', 'application/json'],
+      ['date', 'Sun'],
+    ]);
+  });
 });

@@ -74,6 +74,41 @@ describe('readResponseFacts', () => {
     });
   });
 
+  it('skips content chunks whose only usage is `"usage":null`, and nothing else', () => {
+    const chunk = (content: string) =>
+      `data: {"id":"c1","model":"gpt-early","choices":[{"delta":{"content":"${content}"}}],"usage":null}`;
+    const stream = [
+      chunk('a'),
+      'data: {"model":"gpt-x","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      chunk('b'),
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual({
+      model: 'gpt-early',
+      usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
+    });
+    // Usage beside a null one, under another key or spelled with escapes is still read.
+    const beside = [
+      'data: {"usage":null,"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":6}}',
+      'data: {"usage":null,"u\\u0073ageMetadata":{"promptTokenCount":1,"totalTokenCount":9}}',
+      'data: {"choices":[{"usage":null}],"usage":{"completion_tokens":7}}',
+      '',
+    ].join('\n\n');
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(beside)).usage).toEqual({
+      inputTokens: 1,
+      outputTokens: 7,
+      totalTokens: 9,
+      cachedInputTokens: 0,
+      estimated: false,
+    });
+    const onlyNull = [chunk('a'), chunk('b'), ''].join('\n\n');
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(onlyNull))).toEqual({
+      model: 'gpt-early',
+      usage: undefined,
+    });
+  });
+
   it('finds usage at the end of a JSON body too large to keep whole', () => {
     const capture = new BodyCapture(1024);
     const body = json({
@@ -117,5 +152,19 @@ describe('BodyCapture', () => {
     expect(capture.tail().toString().endsWith('THE END')).toBe(true);
     expect(capture.tail().length).toBeLessThan(18 * 1024);
     expect(capture.total).toBe(16 + 40 * 1024 + 7);
+  });
+
+  it('gives the same bytes for head and tail while the body fits both', () => {
+    const capture = new BodyCapture(1024);
+    expect(capture.tail().length).toBe(0);
+    capture.push(Buffer.from('data: 1\n\n'));
+    capture.push(Buffer.from('data: 2\n\n'));
+    expect(capture.tail().toString()).toBe('data: 1\n\ndata: 2\n\n');
+    expect(capture.head().toString()).toBe('data: 1\n\ndata: 2\n\n');
+    const cut = new BodyCapture(4);
+    cut.push(Buffer.from('abc'));
+    cut.push(Buffer.from('def'));
+    expect(cut.head().toString()).toBe('abcd');
+    expect(cut.tail().toString()).toBe('abcdef');
   });
 });

@@ -11,7 +11,7 @@ import { Actor } from "./common.js";
 /**
  * AuditEvent: one administrative action (or token-authentication failure), written to the
  * control plane's outbox and published to the JetStream stream AIGW_AUDIT on subject
- * `aigw.audit.v1` with Nats-Msg-Id = id. The logger stores it; LogsService.ListAuditEvents reads it.
+ * `aigw.audit.v1` with Nats-Msg-Id = its outbox row id (the logger de-duplicates by `id`). The logger stores it; LogsService.ListAuditEvents reads it.
  */
 
 /** Whether the audited action succeeded. */

@@ -23,7 +23,9 @@ export interface ChangeEvent {
   eventId: number;
   /**
    * The snapshot revision this change belongs to: the outbox id, so equal to event_id in v1.
-   * A gateway ignores buffered events whose revision <= the revision of the snapshot it loaded.
+   * Outbox ids are allocated before commit, so they can commit out of order: a snapshot at revision
+   * N may miss a change with a lower id that committed later. Gateways therefore decide by the
+   * entity's per-entity `version`, never by revision alone.
    */
   revision: number;
   /** When the change was committed. */
