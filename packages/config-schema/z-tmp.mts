@@ -1,15 +1,17 @@
 import { checkRegex } from './src/safe-regex.ts';
 const alphabet = ['a','b','.','*','+','?','(',')','(?:','|','[ab]','[^a]','\\d','\\w','\\s','{2}','{1,3}','{2,}','1',' ','$','^'];
-const inputs = ['a'.repeat(3000) + '!', 'ab'.repeat(1500) + '!', '1'.repeat(3000) + '!', 'a1 '.repeat(1000) + '!', ' '.repeat(3000) + '!'];
+const inputs = ['a'.repeat(4000) + '!', 'ab'.repeat(2000) + '!', '1'.repeat(4000) + '!', 'a1 '.repeat(1333) + '!', ' '.repeat(4000) + '!', 'a b'.repeat(1333) + '\n'];
 const started = Date.now();
-let n = 0;
-while (Date.now() - started < 120_000) {
-  const len = 3 + Math.floor(Math.random() * 10);
+let n = 0, worst = 0, worstP = '';
+while (Date.now() - started < 150_000) {
+  const len = 3 + Math.floor(Math.random() * 12);
   let s = ''; for (let j = 0; j < len; j++) s += alphabet[Math.floor(Math.random() * alphabet.length)];
   try { new RegExp(s, 'u'); } catch { continue; }
   if (!checkRegex(s).safe) continue;
   n++;
-  const re = new RegExp(s + '$', 'u');
-  for (const input of inputs) { const t = performance.now(); re.test(input); const d = performance.now() - t; if (d > 300) console.log(d.toFixed(0), 'ms', JSON.stringify(s), JSON.stringify(input.slice(0, 6))); }
+  for (const suffix of ['', '$', 'x']) {
+    const re = new RegExp(s + suffix, 'u');
+    for (const input of inputs) { const t = performance.now(); re.test(input); const d = performance.now() - t; if (d > worst) { worst = d; worstP = s + suffix; } if (d > 200) console.log(d.toFixed(0), 'ms', JSON.stringify(s + suffix), JSON.stringify(input.slice(0, 6))); }
+  }
 }
-console.log('tested', n);
+console.log('tested', n, 'worst', worst.toFixed(1), worstP);

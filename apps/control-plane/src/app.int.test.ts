@@ -1,6 +1,6 @@
-import { EntityKind, type SnapshotChunk, SnapshotServiceClient, snapshotChecksum } from '@aigw/proto';
+import { EntityKind, snapshotChecksum } from '@aigw/proto';
 import { test } from '@aigw/testkit';
-import { credentials } from '@grpc/grpc-js';
+import { readSnapshot } from '../test/snapshot-client.js';
 import { describe, expect } from 'vitest';
 import { type ControlPlaneApp, createApp } from './app.js';
 import { loadControlPlaneConfig } from './config.js';
@@ -21,19 +21,6 @@ function controlPlane(env: Record<string, string>): ControlPlaneApp {
   );
 }
 
-function readSnapshot(port: number, knownRevision = 0): Promise<SnapshotChunk[]> {
-  const client = new SnapshotServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
-  return new Promise((resolve, reject) => {
-    const chunks: SnapshotChunk[] = [];
-    const stream = client.streamSnapshot({ kinds: [], knownRevision, maxBatchSize: 0, clientId: 'test' });
-    stream.on('data', (chunk: SnapshotChunk) => chunks.push(chunk));
-    stream.on('error', reject);
-    stream.on('end', () => {
-      client.close();
-      resolve(chunks);
-    });
-  });
-}
 
 describe('control-plane app', () => {
   test('migrates, is ready, streams a snapshot over gRPC, and stops cleanly', async ({ pg, nats }) => {

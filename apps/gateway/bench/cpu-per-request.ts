@@ -2,7 +2,8 @@
 // alternating rounds within one process tree (so both see the same machine load), optionally with a
 // CPU profile of the gateway (`PROFILE_DIR`). Usage:
 //   PROFILE_SCENARIO=json|stream PROFILE_CONNECTIONS=32 PROFILE_DURATION_S=6 PROFILE_ROUNDS=3 \
-//   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1] tsx --conditions=@aigw/source bench/cpu-per-request.ts
+//   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1]
+//   [BENCH_COMPARE_ENTRY=/copy/of/dist/main.js]  (a second, compiled gateway measured in the same rounds) tsx --conditions=@aigw/source bench/cpu-per-request.ts
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type Row, startBench } from './harness.js';
@@ -16,6 +17,7 @@ const profileDir = process.env.PROFILE_DIR;
 
 const bench = await startBench({
   events: !process.env.BENCH_NO_EVENTS,
+  compareEntry: process.env.BENCH_COMPARE_ENTRY,
   ...(profileDir ? { gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   ...(process.env.PROFILE_BARE_DIR
     ? { bareNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_BARE_DIR}`] }
@@ -41,6 +43,15 @@ try {
         mock: bench.mock.pid,
       }),
     );
+    if (bench.compare) {
+      rows.push(
+        await load('compared', `${bench.compare.url}/v1${path}`, bench.gatewayHeaders, stream, connections, duration, {
+          proxy: bench.compare.pid,
+          nats: bench.nats.pid,
+          mock: bench.mock.pid,
+        }),
+      );
+    }
   }
 } finally {
   await bench.stop();
@@ -49,6 +60,14 @@ console.table(rows);
 const of = (target: string) => rows.filter((r) => r.target === target);
 const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
 const ratios = of('gateway').map((g, i) => (g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100);
+if (bench.compare) {
+  const cmp = of('compared');
+  console.log(
+    `compared gateway (${process.env.BENCH_COMPARE_ENTRY}): ${mean(cmp.map((r) => r.cpuPerRequest))} µs/request ` +
+      `(nats ${mean(cmp.map((r) => r.natsCpuPerRequest))}), throughput ratio ` +
+      cmp.map((g, i) => `${((g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100).toFixed(1)}%`).join(' '),
+  );
+}
 console.log(
   `${stream ? 'stream' : 'json'} @${connections}: gateway ${mean(of('gateway').map((r) => r.cpuPerRequest))} µs/request ` +
     `(nats ${mean(of('gateway').map((r) => r.natsCpuPerRequest))}), bare ${mean(of('bare-proxy').map((r) => r.cpuPerRequest))} µs/request, ` +

@@ -111,6 +111,8 @@ export interface Bench {
   readonly bare: { url: string; pid: number | undefined };
   readonly gateway: { url: string; pid: number | undefined; process: ChildProcess };
   readonly nats: { pid: number | undefined };
+  /** A second gateway run from a compiled entry point, when asked for (A/B of two builds). */
+  readonly compare: { url: string; pid: number | undefined } | undefined;
   /** Headers that route a gateway request to the mock. */
   readonly gatewayHeaders: Record<string, string>;
   readonly jsm: JetStreamManager;
@@ -125,6 +127,8 @@ export async function startBench(options: {
   events: boolean;
   gatewayNodeArgs?: string[];
   bareNodeArgs?: string[];
+  /** A compiled gateway main.js (e.g. a copy of an earlier dist/) to run beside the sources. */
+  compareEntry?: string | undefined;
 }): Promise<Bench> {
   const nats = await startLocalNats();
   const nc = await connect({ servers: nats.url });
@@ -173,25 +177,30 @@ export async function startBench(options: {
         `${mock}/v1`,
       ]),
     );
-    // BENCH_GATEWAY_ENTRY: a compiled main.js to run instead of the sources (diagnosis: tsx's
-    // transform keeps function names with a helper call per named closure).
-    const entry = process.env.BENCH_GATEWAY_ENTRY;
+    const gatewayEnv = (port: number) => ({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...(options.events ? { NATS_URL: nats.url } : {}),
+      CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
+    });
     const gateway = await start(
       'gateway',
-      entry
-        ? [...(options.gatewayNodeArgs ?? []), entry]
-        : [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
-      {
-        PORT: String(gatewayPort),
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        ...(options.events ? { NATS_URL: nats.url } : {}),
-        CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
-      },
+      [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
+      gatewayEnv(gatewayPort),
     );
     children.push(gateway);
     await waitHttp(`http://127.0.0.1:${gatewayPort}/readyz`);
+    let compare: Bench['compare'];
+    if (options.compareEntry) {
+      const port = await freePort();
+      const other = await start('compared gateway', [options.compareEntry], gatewayEnv(port));
+      children.push(other);
+      await waitHttp(`http://127.0.0.1:${port}/readyz`);
+      compare = { url: `http://127.0.0.1:${port}`, pid: other.pid };
+    }
     return {
+      compare,
       mock: { url: mock, pid: children[0]?.pid },
       bare: { url: `http://127.0.0.1:${barePort}`, pid: children[1]?.pid },
       gateway: { url: `http://127.0.0.1:${gatewayPort}`, pid: gateway.pid, process: gateway },

@@ -3,6 +3,10 @@ import { type CharSet, EMPTY, intersects, union } from './char-sets.js';
 import { type Alternation, parseRegex, type RegexNode } from './regex-parser.js';
 
 export const MAX_REGEX_LENGTH = 512;
+/** Longer strings never match a config `$regex`: bounds the polynomial cost that the check allows. */
+export const MAX_REGEX_SUBJECT_LENGTH = 4096;
+/** A repetition allowing more than this many iterations counts as long (see checkRegex). */
+const LONG_REPEAT = 16;
 /** Every config regex is compiled with these flags, by the check and by the gateway alike. */
 export const REGEX_FLAGS = 'u';
 
@@ -11,7 +15,8 @@ export type RegexRejection =
   | 'syntax'
   | 'backreference'
   | 'nested_quantifier'
-  | 'overlapping_alternation';
+  | 'overlapping_alternation'
+  | 'overlapping_repetitions';
 
 export type RegexVerdict =
   | { readonly safe: true }
@@ -27,9 +32,13 @@ export type RegexVerdict =
  *   term that must consume a character the run cannot (`([a-z]+,)*`, `(\d+\.){3}`), so each run's
  *   extent is forced and there is only one way to split the text;
  * - repeats (max > 1) an alternation, anywhere inside the repeated part, whose branches can start
- *   with the same character or can match nothing: `(a|a)*`, `(\w|\d)+`, `(a|)+`.
- * It is conservative: some safe patterns are refused (they can be unrolled), and it does not look for
- * quadratic cases such as `\d+\d+`, whose cost stays polynomial and low-degree.
+ *   with the same character or can match nothing: `(a|a)*`, `(\w|\d)+`, `(a|)+`;
+ * - has two long repetitions (unbounded, or more than LONG_REPEAT) in one sequence that can trade
+ *   text: their characters overlap and every required term between them can be matched by both
+ *   (`.*.*`, `\w+a\w+`, `.*foo.*bar`, `^\s*(.*?)\s*$`), which costs a power of the input length.
+ * It is conservative: some safe patterns are refused (most can be rewritten). A lone long repetition
+ * still costs up to quadratic time in an unanchored search, which is why subjects are capped too
+ * (MAX_REGEX_SUBJECT_LENGTH).
  */
 export function checkRegex(source: string): RegexVerdict {
   if (source.length > MAX_REGEX_LENGTH) {
@@ -65,26 +74,90 @@ function analyse(pattern: Alternation, source: string): RegexVerdict {
   }
   for (const node of nodesOf(pattern)) {
     if (node.kind !== 'repeat' || node.max <= 1) continue;
-    const excerpt = quote(source.slice(node.start, node.end));
+    const where = excerpt(source, node);
     const inner = [...nodesOf([[node.body]])].slice(1);
     if (inner.some((n) => n.kind === 'repeat' && n.min !== n.max) && !isDelimited(node.body)) {
       return refuse(
         'nested_quantifier',
-        `repeats a variable-length repetition in ${excerpt}, which can backtrack catastrophically`,
+        `repeats a variable-length repetition in ${where}, which can backtrack catastrophically`,
       );
     }
     const groups = [node.body, ...inner].filter((n) => n.kind === 'group' || n.kind === 'lookaround');
     if (groups.some((g) => ambiguousBranches(g.body))) {
       return refuse(
         'overlapping_alternation',
-        `repeats alternatives that can match the same text in ${excerpt}, which can backtrack catastrophically`,
+        `repeats alternatives that can match the same text in ${where}, which can backtrack catastrophically`,
       );
     }
+  }
+  for (const sequence of sequencesOf(pattern)) {
+    const verdict = overlappingRepetitions(sequence, source);
+    if (verdict) return verdict;
   }
   return { safe: true };
 }
 
-function quote(text: string): string {
+/** Every sequence of a pattern, nested ones included. */
+function* sequencesOf(alternation: Alternation): Generator<readonly RegexNode[]> {
+  for (const branch of alternation) yield branch;
+  for (const node of nodesOf(alternation)) {
+    if (node.kind === 'group' || node.kind === 'lookaround') yield* node.body;
+  }
+}
+
+/** A sequence with single-branch groups opened up: `(?:ab+)c+` is `a b+ c+`. */
+function flatten(sequence: readonly RegexNode[]): RegexNode[] {
+  return sequence.flatMap((node) =>
+    node.kind === 'group' && node.body.length === 1 ? flatten(node.body[0]!) : [node],
+  );
+}
+
+const isLong = (node: RegexNode): node is Extract<RegexNode, { kind: 'repeat' }> =>
+  node.kind === 'repeat' && node.max > LONG_REPEAT;
+
+function overlappingRepetitions(sequence: readonly RegexNode[], source: string): RegexVerdict | undefined {
+  const terms = flatten(sequence).filter((n) => n.kind !== 'assertion' && n.kind !== 'lookaround');
+  for (let i = 0; i < terms.length; i++) {
+    const first = terms[i]!;
+    if (!isLong(first)) continue;
+    const firstChars = chars(first);
+    const between: CharSet[] = [];
+    for (const next of terms.slice(i + 1)) {
+      const nextChars = chars(next);
+      if (isLong(next)) {
+        const trades = intersects(firstChars, nextChars) && between.every((set) => intersects(set, nextChars));
+        if (trades) {
+          return refuse(
+            'overlapping_repetitions',
+            `lets ${excerpt(source, first)} and ${excerpt(source, next)} match the same text, which backtracks for a long time on long input`,
+          );
+        }
+        break;
+      }
+      if (nullable(next)) continue;
+      if (!intersects(firstChars, nextChars)) break;
+      between.push(nextChars);
+    }
+  }
+  return undefined;
+}
+
+/** Every character a node can consume anywhere inside it. */
+function chars(node: RegexNode): CharSet {
+  switch (node.kind) {
+    case 'char':
+      return node.set;
+    case 'group':
+      return union(...node.body.flat().map(chars));
+    case 'repeat':
+      return chars(node.body);
+    default:
+      return EMPTY;
+  }
+}
+
+function excerpt(source: string, node: Extract<RegexNode, { kind: 'repeat' }>): string {
+  const text = source.slice(node.start, node.end);
   return `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\``;
 }
 

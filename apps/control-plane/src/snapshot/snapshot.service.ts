@@ -45,11 +45,11 @@ export function snapshotService(deps: SnapshotServiceDeps): GrpcService {
   const implementation: SnapshotServiceServer = {
     streamSnapshot(call: ServerWritableStream<SnapshotRequest, SnapshotChunk>) {
       if (!authorised(call.metadata)) {
-        call.destroy(
-          Object.assign(new Error('missing or wrong snapshot service token'), {
-            code: status.UNAUTHENTICATED,
-          }),
-        );
+        // grpc-js sends a server stream's status from an emitted error (destroy() leaves it open).
+        call.emit('error', {
+          code: status.UNAUTHENTICATED,
+          details: 'missing or wrong snapshot service token',
+        });
         return;
       }
       void (async () => {
@@ -89,7 +89,7 @@ export function snapshotService(deps: SnapshotServiceDeps): GrpcService {
         );
       })().catch((err: unknown) => {
         log.error({ err }, 'snapshot failed');
-        call.destroy(Object.assign(new Error('snapshot unavailable'), { code: status.UNAVAILABLE }));
+        call.emit('error', { code: status.UNAVAILABLE, details: 'snapshot unavailable' });
       });
     },
     getRevision(

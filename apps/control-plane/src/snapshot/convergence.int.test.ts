@@ -1,0 +1,149 @@
+import { ChangeEvent, type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import { DeliverPolicy } from '@nats-io/jetstream';
+import { describe, expect } from 'vitest';
+import {
+  ADMIN_KEY,
+  apiClient,
+  type ControlPlaneFixture,
+  startControlPlane,
+  test,
+} from '../../test/harness.js';
+import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
+
+/** What a gateway holds: per entity the highest version seen (tombstones included). */
+class GatewayView {
+  readonly entities = new Map<string, Entity>();
+
+  apply(entity: Entity): void {
+    const id = `${entity.kind}:${entity.id}`;
+    const held = this.entities.get(id);
+    if (!held || entity.version > held.version) this.entities.set(id, entity);
+  }
+
+  versions(): Record<string, string> {
+    return Object.fromEntries(
+      [...this.entities].map(([id, e]) => [id, `${e.version}${e.tombstone ? '†' : ''}`]).sort(),
+    );
+  }
+}
+
+function versionsOf(entities: readonly Entity[]): Record<string, string> {
+  const view = new GatewayView();
+  for (const e of entities) view.apply(e);
+  return view.versions();
+}
+
+async function churn(cp: ControlPlaneFixture, round: number): Promise<void> {
+  const ws = await cp.call('post', '/workspaces', { body: { name: `Team ${round}` } });
+  expect(ws.status).toBe(201);
+  const key = await cp.call('post', '/api-keys/workspace/service', {
+    body: { name: `svc ${round}`, workspace_id: ws.body.id, scopes: ['completions.write'] },
+  });
+  expect(key.status).toBe(201);
+  expect(
+    (await cp.call('put', `/workspaces/${ws.body.id}`, { body: { description: `round ${round}` } })).status,
+  ).toBe(200);
+  if (round % 2 === 0) expect((await cp.call('delete', `/api-keys/${key.body.id}`)).status).toBe(200);
+  else expect((await cp.call('post', `/api-keys/${key.body.id}/rotate`)).status).toBe(200);
+  if (round % 3 === 0) expect((await cp.call('delete', `/workspaces/${ws.body.id}`)).status).toBe(200);
+}
+
+describe('gateway-style convergence', () => {
+  test('subscribe, then snapshot, then apply buffered changes by version: the view equals the database', async ({
+    cp,
+    nats,
+  }) => {
+    for (let round = 0; round < 5; round++) await churn(cp, round);
+
+    // A gateway subscribes first (new messages only), then loads the snapshot, while writes continue.
+    const view = new GatewayView();
+    const consumer = await nats.js.consumers.get(`${cp.namespace}_AIGW_CHANGES`, {
+      deliver_policy: DeliverPolicy.New,
+    });
+    const messages = await consumer.consume();
+    const received: ChangeEvent[] = [];
+    const pump = (async () => {
+      for await (const message of messages) received.push(ChangeEvent.decode(message.data));
+    })();
+
+    const writes = (async () => {
+      for (let round = 5; round < 15; round++) await churn(cp, round);
+    })();
+    const snapshot = snapshotEntities(await readSnapshot(cp.app.ports.grpc));
+    for (const entity of snapshot) view.apply(entity);
+    await writes;
+
+    const expected = versionsOf(snapshotEntities(await readSnapshot(cp.app.ports.grpc)));
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      for (const event of received.splice(0)) if (event.entity) view.apply(event.entity);
+      if (JSON.stringify(view.versions()) === JSON.stringify(expected)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await messages.close();
+    await pump;
+    expect(view.versions()).toEqual(expected);
+
+    // Deleted keys are tombstones in both; a rotated key's latest hash is what the gateway holds.
+    const tombstones = [...view.entities.values()].filter((e) => e.tombstone);
+    expect(tombstones.length).toBeGreaterThanOrEqual(7);
+    const archived = [...view.entities.values()].filter(
+      (e) =>
+        e.kind === EntityKind.WORKSPACE &&
+        e.body?.$case === 'workspace' &&
+        e.body.value.status === EntityStatus.ARCHIVED,
+    );
+    expect(archived.length).toBe(5);
+  });
+
+  test('every change reaches the stream exactly once per entity version', async ({ cp, nats, pg }) => {
+    await churn(cp, 100);
+    const deadline = Date.now() + 20_000;
+    let backlog = 1;
+    while (backlog > 0 && Date.now() < deadline) {
+      const pending = await pg.pool.query<{ n: number }>(
+        'select count(*)::int as n from control.outbox where published_at is null',
+      );
+      backlog = pending.rows[0]?.n ?? 1;
+      if (backlog > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(backlog).toBe(0);
+
+    const outbox = await pg.pool.query<{ payload: Buffer }>(
+      "select payload from control.outbox where subject like '%aigw.changes.v1.%' order by id",
+    );
+    const expected = outbox.rows.map((r) => versionKey(ChangeEvent.decode(r.payload)));
+
+    const stream = `${cp.namespace}_AIGW_CHANGES`;
+    const info = await nats.jsm.streams.info(stream);
+    expect(info.state.messages).toBe(expected.length);
+    const consumer = await nats.js.consumers.get(stream, { deliver_policy: DeliverPolicy.All });
+    const seen: string[] = [];
+    const batch = await consumer.fetch({ max_messages: expected.length, expires: 5_000 });
+    for await (const message of batch) seen.push(versionKey(ChangeEvent.decode(message.data)));
+    expect(seen).toEqual(expected);
+    expect(new Set(seen).size).toBe(seen.length);
+  });
+
+  test('SnapshotService refuses callers without the shared token when one is set', async ({ pg, nats }) => {
+    const { app } = startControlPlane({ pg, nats }, { SNAPSHOT_SERVICE_TOKEN: 'sixteen-chars-token!' });
+    await app.start();
+    try {
+      await expect(readSnapshot(app.ports.grpc)).rejects.toMatchObject({ code: 16 });
+      await expect(readSnapshot(app.ports.grpc, 0, 'wrong-token-wrong-token')).rejects.toMatchObject({
+        code: 16,
+      });
+      const chunks = await readSnapshot(app.ports.grpc, 0, 'sixteen-chars-token!');
+      expect(chunks.at(-1)?.chunk?.$case).toBe('trailer');
+      expect(
+        (await apiClient(`http://127.0.0.1:${app.ports.http}`, ADMIN_KEY)('get', '/organisation')).status,
+      ).toBe(200);
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+function versionKey(event: ChangeEvent): string {
+  return `${event.entity?.kind}:${event.entity?.id}:${event.entity?.version}`;
+}
