@@ -5,6 +5,8 @@ import { type ControlPlaneApp, createApp } from '../src/app.js';
 import { loadControlPlaneConfig } from '../src/config.js';
 
 export const ADMIN_KEY = `aigw_test_admin_${'k'.repeat(32)}`;
+/** The test master key (32 bytes, base64) sealing provider credentials. */
+export const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
 
 export interface ApiResponse<T = any> {
   readonly status: number;
@@ -46,6 +48,7 @@ export function startControlPlane(
       NATS_URL: fixtures.nats.url,
       NATS_NAMESPACE: namespace,
       BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+      MASTER_KEY,
       OUTBOX_POLL_MS: '50',
       ...env,
     }),

@@ -1,11 +1,12 @@
 // Evaluates a conditional-routing query against request metadata and params (pure; used per request).
-import { compileRegex } from './safe-regex.js';
+import { compileRegex, MAX_REGEX_SUBJECT_LENGTH } from './safe-regex.js';
 import type { ConditionContext, ConditionQuery, FieldCondition, QueryValue } from './types.js';
 
 /**
  * True when every entry of `query` holds. A missing field matches only `$ne` and `$nin`; values of
  * different types never compare, except that a decimal string (metadata arrives as strings) is read
- * as a number when the operand is a number.
+ * as a number when the operand is a number. `$regex` never matches a string longer than
+ * MAX_REGEX_SUBJECT_LENGTH. The query must come from a validated config.
  */
 export function evaluateCondition(query: ConditionQuery, context: ConditionContext): boolean {
   for (const [key, condition] of Object.entries(query)) {
@@ -69,7 +70,12 @@ function applyOperator(op: string, value: unknown, operand: unknown): boolean {
     case '$nin':
       return !(Array.isArray(operand) && operand.some((o) => equals(value, o)));
     case '$regex':
-      return typeof value === 'string' && typeof operand === 'string' && regexFor(operand).test(value);
+      return (
+        typeof value === 'string' &&
+        value.length <= MAX_REGEX_SUBJECT_LENGTH &&
+        typeof operand === 'string' &&
+        regexFor(operand).test(value)
+      );
     default:
       return false;
   }

@@ -20,7 +20,7 @@ export type RegexNode =
   /** `^`, `$`, `\b`, `\B`: match no character. */
   | { readonly kind: 'assertion' }
   | { readonly kind: 'lookaround'; readonly body: Alternation }
-  | { readonly kind: 'group'; readonly body: Alternation }
+  | { readonly kind: 'group'; readonly body: Alternation; readonly start: number; readonly end: number }
   | {
       readonly kind: 'repeat';
       readonly min: number;
@@ -126,6 +126,7 @@ class Parser {
   }
 
   private group(): RegexNode {
+    const start = this.#pos - 1;
     let lookaround = false;
     if (this.peek() === '?') {
       const next = this.peek(1);
@@ -142,7 +143,7 @@ class Parser {
     }
     const body = this.alternation();
     this.#pos++;
-    return lookaround ? { kind: 'lookaround', body } : { kind: 'group', body };
+    return lookaround ? { kind: 'lookaround', body } : { kind: 'group', body, start, end: this.#pos };
   }
 
   private escape(): RegexNode {

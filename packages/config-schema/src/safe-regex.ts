@@ -4,7 +4,7 @@ import { type Alternation, parseRegex, type RegexNode } from './regex-parser.js'
 
 export const MAX_REGEX_LENGTH = 512;
 /** Longer strings never match a config `$regex`: bounds the polynomial cost that the check allows. */
-export const MAX_REGEX_SUBJECT_LENGTH = 4096;
+export const MAX_REGEX_SUBJECT_LENGTH = 1024;
 /** A repetition allowing more than this many iterations counts as long (see checkRegex). */
 const LONG_REPEAT = 16;
 /** Every config regex is compiled with these flags, by the check and by the gateway alike. */
@@ -112,8 +112,12 @@ function flatten(sequence: readonly RegexNode[]): RegexNode[] {
   );
 }
 
-const isLong = (node: RegexNode): node is Extract<RegexNode, { kind: 'repeat' }> =>
-  node.kind === 'repeat' && node.max > LONG_REPEAT;
+/** A long repetition, or a group of alternatives holding one (treated as one, conservatively). */
+function isLong(node: RegexNode): node is Extract<RegexNode, { kind: 'repeat' | 'group' }> {
+  if (node.kind === 'repeat') return node.max > LONG_REPEAT;
+  if (node.kind !== 'group') return false;
+  return [...nodesOf(node.body)].some((inner) => inner.kind === 'repeat' && inner.max > LONG_REPEAT);
+}
 
 function overlappingRepetitions(sequence: readonly RegexNode[], source: string): RegexVerdict | undefined {
   const terms = flatten(sequence).filter((n) => n.kind !== 'assertion' && n.kind !== 'lookaround');
@@ -156,7 +160,7 @@ function chars(node: RegexNode): CharSet {
   }
 }
 
-function excerpt(source: string, node: Extract<RegexNode, { kind: 'repeat' }>): string {
+function excerpt(source: string, node: { readonly start: number; readonly end: number }): string {
   const text = source.slice(node.start, node.end);
   return `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\``;
 }

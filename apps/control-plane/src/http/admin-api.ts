@@ -33,7 +33,9 @@ const bodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
     );
   else if (type === 'encoding.unsupported' || type === 'charset.unsupported')
     next(apiError('AB01', 'request body must be UTF-8 JSON'));
-  else next(err);
+  else if (err instanceof AppError) next(err);
+  // Anything unexpected is AB04; the cause stays in the server log, never in the response.
+  else next(apiError('AB04', 'internal server error', { cause: err }));
 };
 
 export function adminApi(options: AdminApiOptions): (app: Express) => void {
@@ -49,6 +51,7 @@ export function adminApi(options: AdminApiOptions): (app: Express) => void {
     });
     router.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
     mountRoutes(router, options.routes, options);
+    router.use((req, _res, next) => next(apiError('AB08', `no admin route ${req.method} ${req.baseUrl}${req.path}`)));
     router.use(bodyErrors);
     app.use('/v1', router);
   };

@@ -1,0 +1,2 @@
+// AES-256-GCM envelopes for provider credentials (control plane seals, gateway opens).
+export {};
