@@ -24,6 +24,7 @@ export {
   compileRegex,
   isSafeRegex,
   MAX_REGEX_LENGTH,
+  MAX_REGEX_SUBJECT_LENGTH,
   REGEX_FLAGS,
   type RegexRejection,
   type RegexVerdict,

@@ -1,6 +1,7 @@
 // evaluateCondition: every operator, type mismatches, missing keys, nesting and field lookup.
 import { describe, expect, it } from 'vitest';
 import { evaluateCondition } from './query.js';
+import { MAX_REGEX_SUBJECT_LENGTH } from './safe-regex.js';
 import type { ConditionContext, ConditionQuery } from './types.js';
 
 const context: ConditionContext = {
@@ -77,6 +78,14 @@ describe('evaluateCondition', () => {
     expect(holds({ 'params.model': { $regex: '^claude' } })).toBe(false);
     expect(holds({ 'params.max_tokens': { $regex: '1000' } })).toBe(false);
     expect(holds({ 'metadata.region': { $regex: '^eu-(west|north)$' } })).toBe(true);
+  });
+
+  it('$regex never matches a string longer than MAX_REGEX_SUBJECT_LENGTH', () => {
+    const at = (length: number): ConditionContext => ({ metadata: { id: 'a'.repeat(length) }, params: {} });
+    expect(evaluateCondition({ 'metadata.id': { $regex: '^a' } }, at(MAX_REGEX_SUBJECT_LENGTH))).toBe(true);
+    expect(evaluateCondition({ 'metadata.id': { $regex: '^a' } }, at(MAX_REGEX_SUBJECT_LENGTH + 1))).toBe(
+      false,
+    );
   });
 
   it('type mismatches never match and never coerce booleans or text', () => {

@@ -5,8 +5,6 @@ import { type Alternation, parseRegex, type RegexNode } from './regex-parser.js'
 export const MAX_REGEX_LENGTH = 512;
 /** Longer strings never match a config `$regex`: bounds the polynomial cost that the check allows. */
 export const MAX_REGEX_SUBJECT_LENGTH = 1024;
-/** A repetition allowing more than this many iterations counts as long (see checkRegex). */
-const LONG_REPEAT = 16;
 /** Every config regex is compiled with these flags, by the check and by the gateway alike. */
 export const REGEX_FLAGS = 'u';
 
@@ -33,10 +31,11 @@ export type RegexVerdict =
  *   extent is forced and there is only one way to split the text;
  * - repeats (max > 1) an alternation, anywhere inside the repeated part, whose branches can start
  *   with the same character or can match nothing: `(a|a)*`, `(\w|\d)+`, `(a|)+`;
- * - has two long repetitions (unbounded, or more than LONG_REPEAT) in one sequence that can trade
- *   text: their characters overlap and every required term between them can be matched by both
- *   (`.*.*`, `\w+a\w+`, `.*foo.*bar`, `^\s*(.*?)\s*$`), which costs a power of the input length.
- * It is conservative: some safe patterns are refused (most can be rewritten). A lone long repetition
+ * - has two variable-length repetitions in one sequence that can trade text: their characters
+ *   overlap, and every term between them can match nothing or can be matched by both
+ *   (`.*.*`, `\w+a\w+`, `a+\d*a+`, `.*foo.*bar`, `^\s*(.*?)\s*$`, `\w{1,3}\w{1,3}`): the work
+ *   multiplies by the input length (or the repetition bounds) for each such pair.
+ * It is conservative: some safe patterns are refused (most can be rewritten). A lone repetition
  * still costs up to quadratic time in an unanchored search, which is why subjects are capped too
  * (MAX_REGEX_SUBJECT_LENGTH).
  */
@@ -112,31 +111,31 @@ function flatten(sequence: readonly RegexNode[]): RegexNode[] {
   );
 }
 
-/** A long repetition, or a group of alternatives holding one (treated as one, conservatively). */
-function isLong(node: RegexNode): node is Extract<RegexNode, { kind: 'repeat' | 'group' }> {
-  if (node.kind === 'repeat') return node.max > LONG_REPEAT;
-  if (node.kind !== 'group') return false;
-  return [...nodesOf(node.body)].some((inner) => inner.kind === 'repeat' && inner.max > LONG_REPEAT);
+type Span = Extract<RegexNode, { kind: 'repeat' | 'group' }>;
+
+const isVariableRepeat = (node: RegexNode): boolean => node.kind === 'repeat' && node.min !== node.max;
+
+/** A variable-length repetition, or a group of alternatives holding one (taken as one, conservatively). */
+function isVariable(node: RegexNode): node is Span {
+  if (node.kind === 'repeat') return isVariableRepeat(node);
+  return node.kind === 'group' && [...nodesOf(node.body)].some(isVariableRepeat);
 }
 
 function overlappingRepetitions(sequence: readonly RegexNode[], source: string): RegexVerdict | undefined {
   const terms = flatten(sequence).filter((n) => n.kind !== 'assertion' && n.kind !== 'lookaround');
   for (let i = 0; i < terms.length; i++) {
     const first = terms[i]!;
-    if (!isLong(first)) continue;
+    if (!isVariable(first)) continue;
     const firstChars = chars(first);
+    // Characters of the required terms passed so far: `first` can give them up to a later repetition.
     const between: CharSet[] = [];
     for (const next of terms.slice(i + 1)) {
       const nextChars = chars(next);
-      if (isLong(next)) {
-        const trades = intersects(firstChars, nextChars) && between.every((set) => intersects(set, nextChars));
-        if (trades) {
-          return refuse(
-            'overlapping_repetitions',
-            `lets ${excerpt(source, first)} and ${excerpt(source, next)} match the same text, which backtracks for a long time on long input`,
-          );
-        }
-        break;
+      if (isVariable(next) && canTrade(first, firstChars, next, nextChars, between)) {
+        return refuse(
+          'overlapping_repetitions',
+          `lets ${excerpt(source, first)} and ${excerpt(source, next)} match the same text, which backtracks for a long time on long input`,
+        );
       }
       if (nullable(next)) continue;
       if (!intersects(firstChars, nextChars)) break;
@@ -144,6 +143,34 @@ function overlappingRepetitions(sequence: readonly RegexNode[], source: string):
     }
   }
   return undefined;
+}
+
+/**
+ * Whether text matched by `first` (and the required terms after it) could be matched by `next`
+ * instead. A repeated group whose every iteration needs certain characters (`([a-z]+,)*`) can only
+ * trade with a repetition that can match those characters too.
+ */
+function canTrade(
+  first: Span,
+  firstChars: CharSet,
+  next: Span,
+  nextChars: CharSet,
+  between: CharSet[],
+): boolean {
+  return (
+    intersects(firstChars, nextChars) &&
+    between.every((set) => intersects(set, nextChars)) &&
+    requiredSets(first).every((set) => intersects(set, nextChars)) &&
+    requiredSets(next).every((set) => intersects(set, firstChars))
+  );
+}
+
+/** Character sets every iteration of a repeated single-branch group must consume. */
+function requiredSets(node: Span): CharSet[] {
+  if (node.kind !== 'repeat' || node.body.kind !== 'group' || node.body.body.length !== 1) return [];
+  return flatten(node.body.body[0]!)
+    .filter((n) => n.kind === 'char' || (n.kind === 'repeat' && n.min > 0 && n.body.kind === 'char'))
+    .map(chars);
 }
 
 /** Every character a node can consume anywhere inside it. */
@@ -160,7 +187,7 @@ function chars(node: RegexNode): CharSet {
   }
 }
 
-function excerpt(source: string, node: { readonly start: number; readonly end: number }): string {
+function excerpt(source: string, node: Span): string {
   const text = source.slice(node.start, node.end);
   return `\`${text.length > 40 ? `${text.slice(0, 37)}...` : text}\``;
 }

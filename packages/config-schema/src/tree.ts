@@ -1,5 +1,4 @@
 // Walks the raw config tree: validates each node's fields, enforces size limits, computes inheritance.
-
 import { z } from 'zod';
 import { parseGuardrails } from './guardrails.schema.js';
 import { inheritSettings, type OwnSettings } from './inherit.js';
