@@ -1,6 +1,7 @@
 // Spec 5.3 row by row: every caller kind against every operation built so far, one test per cell,
 // each asserting the exact status; a refused call must leave the database untouched.
 import { describe, expect } from 'vitest';
+import type { ApiResponse } from '../../test/harness.js';
 import {
   CALLERS,
   type CallerName,

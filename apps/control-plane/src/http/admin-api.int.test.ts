@@ -64,6 +64,10 @@ describe('admin API surface', () => {
     expect(unknown.body.error.message).toContain('body');
     expect(unknown.body.error.message).toContain('colour');
 
+    const nul = await cp.call('put', '/organisation', { body: { default_metadata: { team: 'a\u0000b' } } });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toMatchObject({ code: 'AB01', param: 'body.default_metadata.team' });
+
     const tooLong = await cp.call('put', '/organisation', { body: { name: 'x'.repeat(256) } });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error.param).toBe('body.name');

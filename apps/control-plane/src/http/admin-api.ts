@@ -16,6 +16,8 @@ export interface AdminApiOptions {
   readonly auditEnabled: boolean;
   readonly log: Logger;
   readonly version: string;
+  /** Seals provider credentials (MASTER_KEY); null refuses to store credentials. */
+  readonly masterKey?: Buffer | null;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -33,6 +35,9 @@ const bodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
     );
   else if (type === 'encoding.unsupported' || type === 'charset.unsupported')
     next(apiError('AB01', 'request body must be UTF-8 JSON'));
+  // The router could not percent-decode a path parameter (e.g. `%FF`): the caller's mistake.
+  else if (err instanceof URIError)
+    next(apiError('AB01', 'the request path is not valid percent-encoded UTF-8', { param: 'path' }));
   else if (err instanceof AppError) next(err);
   // Anything unexpected is AB04; the cause stays in the server log, never in the response.
   else next(apiError('AB04', 'internal server error', { cause: err }));
@@ -51,7 +56,9 @@ export function adminApi(options: AdminApiOptions): (app: Express) => void {
     });
     router.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
     mountRoutes(router, options.routes, options);
-    router.use((req, _res, next) => next(apiError('AB08', `no admin route ${req.method} ${req.baseUrl}${req.path}`)));
+    router.use((req, _res, next) =>
+      next(apiError('AB08', `no admin route ${req.method} ${req.baseUrl}${req.path}`)),
+    );
     router.use(bodyErrors);
     app.use('/v1', router);
   };

@@ -39,6 +39,8 @@ export interface RouteContext<P, Q, B> {
   readonly db: Kysely<ControlDatabase>;
   readonly req: Request;
   readonly log: Logger;
+  /** MASTER_KEY (32 bytes) that seals provider credentials; null when the operator set none. */
+  readonly masterKey: Buffer | null;
   /** Runs `fn` in one transaction and audits it there (same commit as the change). */
   mutate<T>(target: MutationTarget, fn: (tx: MutationTx) => Promise<T>): Promise<T>;
 }
@@ -89,6 +91,7 @@ export interface MountDeps {
   readonly authenticate: Authenticate;
   readonly auditEnabled: boolean;
   readonly log: Logger;
+  readonly masterKey?: Buffer | null;
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[], deps: MountDeps): void {
@@ -145,6 +148,7 @@ function buildContext(
     db: deps.db,
     req,
     log: deps.log,
+    masterKey: deps.masterKey ?? null,
     mutate: (target, fn) =>
       deps.db.transaction().execute(async (trx) => {
         const actor = target.actor ?? actorOf(principal);
@@ -175,11 +179,25 @@ function buildContext(
 function parseInput(schema: ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {
   if (!schema) return undefined;
   if (where === 'body' && value === undefined) value = {};
+  const nul = nulPath(value, [where]);
+  if (nul) throw invalid(`${nul}: must not contain NUL characters`, nul);
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = [where, ...(issue?.path ?? [])].map(String).join('.');
   throw invalid(`${path}: ${issue?.message ?? 'invalid value'}`, path);
+}
+
+/** Postgres text cannot hold U+0000: find one anywhere in the input (keys included) to refuse it as 400. */
+function nulPath(value: unknown, path: readonly (string | number)[], depth = 0): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path.join('.') : undefined;
+  if (value === null || typeof value !== 'object' || depth > 32) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('\u0000')) return path.join('.');
+    const found = nulPath(inner, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 async function auditFailure(

@@ -20,6 +20,8 @@ export const emailFilter = z
   .trim()
   .min(1)
   .max(320)
+  // Postgres text cannot hold NUL: such a value would fail the query (500) instead of matching nothing.
+  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
   .transform((v) => v.toLowerCase());
 
 const listQuery = z.object({

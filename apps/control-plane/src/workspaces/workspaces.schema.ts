@@ -49,5 +49,11 @@ export const listWorkspacesQuery = z.object({
   ...pageQuery,
   status: csvEnum(['active', 'archived']).default(['active']),
   /** Strict filter: the exact, case-sensitive name (no trimming, no pattern). */
-  name: z.string().min(1).max(255).optional(),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    // Postgres text cannot hold NUL: such a value would fail the query (500) instead of matching nothing.
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
+    .optional(),
 });
