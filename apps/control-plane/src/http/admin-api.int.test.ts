@@ -153,6 +153,22 @@ describe('admin API surface', () => {
     }
   });
 
+  test('AUDIT_LOGS_ENABLED=OFF writes changes but no audit records', async ({ pg, nats }) => {
+    const { app } = startControlPlane({ pg, nats }, { AUDIT_LOGS_ENABLED: 'OFF' });
+    await app.start();
+    try {
+      const call = apiClient(`http://127.0.0.1:${app.ports.http}`, ADMIN_KEY);
+      const auditsBefore = (await auditEvents(pg.pool)).length;
+      const changesBefore = (await changeEvents(pg.pool)).length;
+      expect((await call('put', '/organisation', { body: { name: 'No audit' } })).status).toBe(200);
+      expect((await call('put', '/organisation', { body: { name: '' } })).status).toBe(400);
+      expect((await auditEvents(pg.pool)).length).toBe(auditsBefore);
+      expect((await changeEvents(pg.pool)).length).toBe(changesBefore + 1);
+    } finally {
+      await app.stop();
+    }
+  });
+
   test('a second start on the same database does not bootstrap again', async ({ cp, pg, nats }) => {
     const { app } = startControlPlane({ pg, nats }, { BOOTSTRAP_ADMIN_KEY: `other_${'z'.repeat(40)}` });
     await app.start();
