@@ -1,10 +1,11 @@
 import { EntityKind, snapshotChecksum } from '@aigw/proto';
 import { test } from '@aigw/testkit';
-import { readSnapshot } from '../test/snapshot-client.js';
 import { describe, expect } from 'vitest';
+import { readSnapshot } from '../test/snapshot-client.js';
 import { type ControlPlaneApp, createApp } from './app.js';
 import { loadControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
+import { PLATFORM_SEED } from './model-pricing/model-pricing.seed.js';
 
 const ADMIN_KEY = `aigw_app_test_${'a'.repeat(32)}`;
 
@@ -20,7 +21,6 @@ function controlPlane(env: Record<string, string>): ControlPlaneApp {
     }),
   );
 }
-
 
 describe('control-plane app', () => {
   test('migrates, is ready, streams a snapshot over gRPC, and stops cleanly', async ({ pg, nats }) => {
@@ -54,19 +54,26 @@ describe('control-plane app', () => {
         ]),
       );
 
-      // Bootstrap wrote the organisation and its admin key: two entities, two outbox rows.
+      // Bootstrap wrote the organisation and its admin key, then the platform price table its rows:
+      // one entity and one outbox row each.
+      const written = 2 + PLATFORM_SEED.prices.length;
       const first = await readSnapshot(app.ports.grpc);
       expect(first.map((c) => c.chunk?.$case)).toEqual(['header', 'batch', 'trailer']);
       expect(first[0]?.chunk).toMatchObject({
         $case: 'header',
-        value: { schemaVersion: 1, revision: 2, entityCount: 2 },
+        value: { schemaVersion: 1, revision: written, entityCount: written },
       });
       const batch = first[1]?.chunk;
       const entities = batch?.$case === 'batch' ? batch.value.entities : [];
-      expect(entities.map((e) => e.kind).sort()).toEqual([EntityKind.ORGANISATION, EntityKind.API_KEY]);
+      expect(
+        entities
+          .map((e) => e.kind)
+          .filter((kind) => kind !== EntityKind.MODEL_PRICING)
+          .sort(),
+      ).toEqual([EntityKind.ORGANISATION, EntityKind.API_KEY]);
       expect(first[2]?.chunk).toEqual({
         $case: 'trailer',
-        value: { entityCount: 2, checksum: snapshotChecksum(entities), batchCount: 1 },
+        value: { entityCount: written, checksum: snapshotChecksum(entities), batchCount: 1 },
       });
 
       // The revision is the highest outbox id, so a gateway knows which change events it has.
@@ -79,8 +86,8 @@ describe('control-plane app', () => {
       const after = await readSnapshot(app.ports.grpc);
       const header = after[0]?.chunk;
       // +1 change event, +1 audit record
-      expect(header?.$case === 'header' && header.value.revision).toBe(4);
-      const unchanged = await readSnapshot(app.ports.grpc, 4);
+      expect(header?.$case === 'header' && header.value.revision).toBe(written + 2);
+      const unchanged = await readSnapshot(app.ports.grpc, written + 2);
       expect(unchanged[0]?.chunk).toMatchObject({ $case: 'header', value: { notModified: true } });
     } finally {
       await app.stop();

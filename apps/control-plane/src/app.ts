@@ -13,6 +13,7 @@ import {
   natsReadiness,
   startGrpcServer,
 } from '@aigw/runtime';
+import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
 import { buildAuditEvent } from './audit/audit-event.js';
@@ -24,6 +25,7 @@ import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
+import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams, recordAudit } from './outbox/outbox.js';
 import { routes } from './routes.js';
 import { snapshotReaders } from './snapshot/snapshot.readers.js';
@@ -59,6 +61,9 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         onMigrated: (applied) => log.info({ applied }, 'migrations applied'),
       });
       closer.add('postgres', () => database.close());
+      if (config.MASTER_KEY === undefined) {
+        log.warn('MASTER_KEY is not set: provider credentials cannot be stored (integrations and virtual keys with keys answer 500)');
+      }
       const created = await bootstrap(database.db, config);
       if (created) {
         log.info(
@@ -72,6 +77,7 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
           );
         }
       }
+      log.info(await syncPlatformPricing(database.db), 'platform model prices applied');
 
       const nats = await connectNats({
         url: config.NATS_URL,
@@ -148,6 +154,7 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
           auditEnabled: config.AUDIT_LOGS_ENABLED,
           log,
           version: VERSION,
+          masterKey: config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY),
         }),
         health: {
           checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },

@@ -1,9 +1,16 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
+import { configRoutes } from './configs/configs.routes.js';
+import { guardrailRoutes } from './guardrails/guardrails.routes.js';
 import type { RouteDefinition } from './http/route.js';
+import { integrationRoutes } from './integrations/integrations.routes.js';
+import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
+import { policyRoutes } from './policies/policies.routes.js';
+import { providerRoutes } from './providers/providers.routes.js';
 import { userInviteRoutes } from './user-invites/user-invites.routes.js';
 import { userRoutes } from './users/users.routes.js';
+import { virtualKeyRoutes } from './virtual-keys/virtual-keys.routes.js';
 import { workspaceMemberRoutes } from './workspace-members/workspace-members.routes.js';
 import { workspaceRoutes } from './workspaces/workspaces.routes.js';
 
@@ -14,4 +21,11 @@ export const routes: readonly RouteDefinition[] = [
   ...workspaceRoutes,
   ...workspaceMemberRoutes,
   ...apiKeyRoutes,
+  ...integrationRoutes,
+  ...providerRoutes,
+  ...virtualKeyRoutes,
+  ...configRoutes,
+  ...guardrailRoutes,
+  ...modelPricingRoutes,
+  ...policyRoutes,
 ];

@@ -1,2 +1,12 @@
 // AES-256-GCM envelopes for provider credentials (control plane seals, gateway opens).
-export {};
+export {
+  credentialsAad,
+  ENVELOPE_VERSION,
+  IV_BYTES,
+  KEY_BYTES,
+  openSecret,
+  parseMasterKey,
+  SecretBoxError,
+  sealSecret,
+  TAG_BYTES,
+} from './secret-box.js';

@@ -126,6 +126,89 @@ export interface TombstonesTable {
   deleted_at: UpdatedAt;
 }
 
+/** An integration's settings for one workspace (stored in `integrations.workspaces`). */
+export interface IntegrationWorkspaceEntry {
+  workspace_id: string;
+  enabled: boolean;
+  rate_limits: unknown[];
+  usage_limits: unknown[];
+}
+
+/** Masked credentials for display: every secret value reduced to its last four characters. */
+type MaskedCredentials = JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
+
+export interface IntegrationsTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  description: ColumnType<string, string | undefined, string>;
+  ai_provider: string;
+  status: ColumnType<'active' | 'disabled', 'active' | 'disabled' | undefined, 'active' | 'disabled'>;
+  /** AES-256-GCM envelope (secret-box) of the credentials JSON, AAD `integration:<id>`. */
+  encrypted_credentials: Buffer | null;
+  masked_credentials: MaskedCredentials;
+  options: Json<Record<string, unknown>>;
+  allow_all_workspaces: ColumnType<boolean, boolean | undefined, boolean>;
+  workspaces: Json<IntegrationWorkspaceEntry[]>;
+  allowed_models: ColumnType<string[], string[] | undefined, string[]>;
+  rate_limits: Json<unknown[]>;
+  usage_limits: Json<unknown[]>;
+  tags: Json<Record<string, string>>;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export type ProviderStoredStatus = 'active' | 'expired' | 'disabled' | 'archived';
+
+/** Providers and legacy virtual keys: one row each (docs/admin-api/integrations.md). */
+export interface ProvidersTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  integration_id: string | null;
+  name: string;
+  slug: string;
+  note: ColumnType<string, string | undefined, string>;
+  ai_provider: string;
+  status: ColumnType<ProviderStoredStatus, ProviderStoredStatus | undefined, ProviderStoredStatus>;
+  /** Own envelope (virtual keys with their own key), AAD `provider:<id>`; null: the integration's. */
+  encrypted_credentials: Buffer | null;
+  masked_credentials: MaskedCredentials;
+  options: Json<Record<string, unknown>>;
+  allowed_models: ColumnType<string[], string[] | undefined, string[]>;
+  rate_limits: Json<unknown[]>;
+  usage_limits: Json<unknown[]>;
+  expires_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  tags: Json<Record<string, string>>;
+  created_by_user_id: string | null;
+  created_by_api_key_id: string | null;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** Model prices (docs/admin-api/model-pricing.md): platform rows (organisation null) and overrides. */
+export interface ModelPricingTable {
+  id: string;
+  organisation_id: string | null;
+  ai_provider: string;
+  model: string;
+  currency: ColumnType<string, string | undefined, string>;
+  /** Micro-units per million tokens (bigint: pg returns a string). */
+  input_micros_per_mtok: ColumnType<string, number, number>;
+  output_micros_per_mtok: ColumnType<string, number, number>;
+  cached_input_micros_per_mtok: ColumnType<string, number, number>;
+  cache_write_micros_per_mtok: ColumnType<string, number, number>;
+  request_micros: ColumnType<string, number | undefined, number>;
+  /** Other dimensions: micro-units per named unit. */
+  extra: Json<Record<string, number>>;
+  version: Version;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface ControlDatabase {
   outbox: OutboxTable;
   organisations: OrganisationsTable;
@@ -135,4 +218,7 @@ export interface ControlDatabase {
   user_invites: UserInvitesTable;
   api_keys: ApiKeysTable;
   tombstones: TombstonesTable;
+  integrations: IntegrationsTable;
+  providers: ProvidersTable;
+  model_pricing: ModelPricingTable;
 }

@@ -2,8 +2,15 @@
 import { type Entity, EntityKind } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
+import { readConfigEntities } from '../configs/configs.entity.js';
 import type { ControlDatabase } from '../db/schema.js';
+import { readGuardrailEntities } from '../guardrails/guardrails.entity.js';
+import { readIntegrationEntities } from '../integrations/integrations.entity.js';
+import { readModelPricingEntities } from '../model-pricing/model-pricing.entity.js';
 import { organisationEntity } from '../organisations/organisations.entity.js';
+import { readRateLimitsPolicies, readUsageLimitsPolicies } from '../policies/policies.snapshot.js';
+import { readProviderEntities } from '../providers/providers.entity.js';
+import { readVirtualKeyEntities } from '../virtual-keys/virtual-keys.entity.js';
 import { workspaceEntity } from '../workspaces/workspaces.entity.js';
 import type { EntityReader } from './snapshot.repository.js';
 
@@ -37,6 +44,14 @@ export const snapshotReaders: ReadonlyMap<EntityKind, EntityReader> = new Map([
   reader(EntityKind.API_KEY, async (trx) =>
     (await trx.selectFrom('api_keys').selectAll().execute()).map(apiKeyEntity),
   ),
+  reader(EntityKind.INTEGRATION, readIntegrationEntities),
+  reader(EntityKind.PROVIDER, readProviderEntities),
+  reader(EntityKind.VIRTUAL_KEY, readVirtualKeyEntities),
+  reader(EntityKind.MODEL_PRICING, readModelPricingEntities),
+  reader(EntityKind.CONFIG, readConfigEntities),
+  reader(EntityKind.GUARDRAIL, readGuardrailEntities),
+  reader(EntityKind.RATE_LIMIT_POLICY, readRateLimitsPolicies),
+  reader(EntityKind.USAGE_LIMIT_POLICY, readUsageLimitsPolicies),
 ]);
 
 /** Records a deletion: the tombstone row (for snapshots) carries the version after the last write. */

@@ -3,9 +3,17 @@ import type { Migrations } from '@aigw/db';
 import * as outbox from './0001-outbox.js';
 import * as tenancy from './0003-tenancy.js';
 import * as inviteExpired from './0005-invite-expired.js';
+import * as integrations from './0007-integrations.js';
+import * as policies from './0008-policies.js';
+import * as configsGuardrails from './0009-configs-guardrails.js';
+import * as modelPricing from './0010-model-pricing.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
   '0003-tenancy': tenancy,
   '0005-invite-expired': inviteExpired,
+  '0007-integrations': integrations,
+  '0008-policies': policies,
+  '0009-configs-guardrails': configsGuardrails,
+  '0010-model-pricing': modelPricing,
 };

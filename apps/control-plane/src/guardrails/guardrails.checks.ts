@@ -1,0 +1,95 @@
+// A saved guardrail's definition: checks validated by the config schema's catalogue (the rules inline
+// guardrails follow), third-party `partner.<name>` checks, and the actions taken on the result.
+import { CHECK_CATALOGUE, GUARDRAIL_CHECK_IDS } from '@aigw/config-schema';
+import { z } from 'zod';
+
+/** Checks per guardrail: the limit inline guardrails have (docs/config.md, Limits). */
+export const MAX_CHECKS = 20;
+
+/** `partner.<name>`: a third-party guardrail (spec part 8), called like a `webhook` check. */
+const PARTNER_CHECK = /^partner\.([a-z0-9][a-z0-9_-]{0,63})$/;
+
+const CONTROL = /\p{Cc}/u;
+
+/** Third-party checks add a required `policyId` to the webhook check's parameters (url, headers, timeout). */
+const partnerParameters = z
+  .looseObject({
+    policyId: z
+      .string()
+      .min(1)
+      .max(256)
+      .refine((s) => !CONTROL.test(s), 'must not contain control characters'),
+  })
+  .transform((value, ctx) => {
+    const { policyId, ...webhook } = value;
+    const parsed = CHECK_CATALOGUE.webhook.safeParse(webhook);
+    if (parsed.success) return { ...parsed.data, policyId };
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+    return z.NEVER;
+  });
+
+export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
+
+const check = z
+  .strictObject({
+    id: z.string().max(80),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+  })
+  .transform((input, ctx) => {
+    const schema = Object.hasOwn(CHECK_CATALOGUE, input.id)
+      ? CHECK_CATALOGUE[input.id as keyof typeof CHECK_CATALOGUE]
+      : PARTNER_CHECK.test(input.id)
+        ? partnerParameters
+        : undefined;
+    if (!schema) {
+      ctx.addIssue({ code: 'custom', path: ['id'], message: `must be one of ${CHECK_IDS_TEXT}` });
+      return z.NEVER;
+    }
+    const parsed = (schema as z.ZodType).safeParse(input.parameters ?? {});
+    if (parsed.success) return { id: input.id, parameters: parsed.data as Record<string, unknown> };
+    for (const issue of parsed.error.issues) {
+      ctx.addIssue({ code: 'custom', message: issue.message, path: ['parameters', ...issue.path] });
+    }
+    return z.NEVER;
+  });
+
+const feedback = z.strictObject({
+  /** The feedback score recorded on the request's log (the feedback family's range). */
+  value: z.int().min(-10).max(10),
+  weight: z.number().min(0).max(1).default(1),
+});
+
+const outcome = z.strictObject({ feedback: feedback.optional() });
+
+export const actionsSchema = z.strictObject({
+  /** A failed check answers 446 instead of passing the request on with 246. */
+  deny: z.boolean().default(false),
+  on_fail: outcome.optional(),
+  on_success: outcome.optional(),
+});
+
+export const checksSchema = z.array(check).min(1).max(MAX_CHECKS);
+
+export type GuardrailCheckInput = z.output<typeof check>;
+export type GuardrailActions = z.output<typeof actionsSchema>;
+
+export interface GuardrailDefinition {
+  readonly checks: readonly GuardrailCheckInput[];
+  readonly actions: GuardrailActions;
+  /** Runs without holding the request: it can report, never deny. */
+  readonly async: boolean;
+}
+
+/** The rule inline guardrails follow too: an async guardrail does not hold the request, so cannot deny. */
+export function definitionProblem(
+  definition: GuardrailDefinition,
+): { message: string; param: string } | null {
+  if (definition.async && definition.actions.deny) {
+    return {
+      message: 'body.actions.deny: an async guardrail cannot deny: it does not hold the request',
+      param: 'body.actions.deny',
+    };
+  }
+  return null;
+}

@@ -1,0 +1,194 @@
+// Guardrails: named check sets with their actions, referenced from configs by id or slug. Workspace
+// guardrails belong to one workspace; organisation-level ones (no workspace) serve every workspace
+// and only organisation-level callers change them.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../auth/principal.js';
+import { targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import type { ControlDatabase } from '../db/schema.js';
+import { conflict, invalid } from '../http/api-errors.js';
+import { toList } from '../http/list.js';
+import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { creatorOf } from '../providers/providers.repository.js';
+import { actionsSchema, definitionProblem, type GuardrailDefinition } from './guardrails.checks.js';
+import { definitionOf, guardrailToApi } from './guardrails.entity.js';
+import {
+  assertWritable,
+  deleteGuardrail,
+  findVisibleGuardrail,
+  insertGuardrail,
+  listGuardrails,
+  updateGuardrail,
+} from './guardrails.repository.js';
+import {
+  createGuardrailBody,
+  guardrailListSchema,
+  guardrailLookupQuery,
+  guardrailParams,
+  guardrailSchema,
+  listGuardrailsQuery,
+  updateGuardrailBody,
+} from './guardrails.schema.js';
+
+const TAG = 'Guardrails';
+
+function checkDefinition(definition: GuardrailDefinition): string {
+  const problem = definitionProblem(definition);
+  if (problem) throw invalid(problem.message, problem.param);
+  return JSON.stringify(definition);
+}
+
+export const guardrailRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/guardrails',
+    tag: TAG,
+    summary: 'Create a guardrail',
+    scope: 'guardrails.create',
+    level: 'workspace',
+    minRole: 'manager',
+    body: createGuardrailBody,
+    response: guardrailSchema,
+    status: 201,
+    audit: { action: 'guardrails.create', resourceType: 'guardrail' },
+    async handler({ db, principal, body, mutate }) {
+      const workspace =
+        body.workspace_id === undefined && principal.workspaceId === null
+          ? null
+          : await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
+      if (workspace?.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
+      const definition = checkDefinition({
+        checks: body.checks,
+        actions: body.actions ?? actionsSchema.parse({}),
+        async: body.async ?? false,
+      });
+      const id = randomUUID();
+      return mutate({ resourceId: id, workspaceId: workspace?.id ?? null }, async (tx) => {
+        const row = await insertGuardrail(
+          tx,
+          {
+            id,
+            organisation_id: principal.organisationId,
+            workspace_id: workspace?.id ?? null,
+            name: body.name,
+            definition,
+            ...creatorOf(principal),
+          },
+          body.slug,
+        );
+        return guardrailToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/guardrails',
+    tag: TAG,
+    summary: 'List guardrails',
+    scope: 'guardrails.list',
+    level: 'workspace',
+    query: listGuardrailsQuery,
+    response: guardrailListSchema,
+    async handler({ db, principal, query }) {
+      const workspaceId =
+        query.workspace_id === undefined
+          ? undefined
+          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const { rows, total } = await listGuardrails(db, principal, {
+        page_size: query.page_size,
+        current_page: query.current_page,
+        status: query.status,
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
+        ...(query.name !== undefined ? { name: query.name } : {}),
+      });
+      return toList(rows.map(guardrailToApi), total);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/guardrails/:guardrailId',
+    tag: TAG,
+    summary: 'Get a guardrail',
+    scope: 'guardrails.read',
+    level: 'workspace',
+    params: guardrailParams,
+    query: guardrailLookupQuery,
+    response: guardrailSchema,
+    async handler({ db, principal, params, query }) {
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
+      return guardrailToApi(await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId }));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/guardrails/:guardrailId',
+    tag: TAG,
+    summary: 'Update a guardrail',
+    scope: 'guardrails.update',
+    level: 'workspace',
+    minRole: 'manager',
+    params: guardrailParams,
+    query: guardrailLookupQuery,
+    body: updateGuardrailBody,
+    response: guardrailSchema,
+    audit: { action: 'guardrails.update', resourceType: 'guardrail' },
+    async handler({ db, principal, params, query, body, mutate }) {
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
+      const before = await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId });
+      assertWritable(principal, before);
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        const current = await findVisibleGuardrail(tx.db, principal, before.id, { forUpdate: true });
+        const stored = definitionOf(current);
+        const definition =
+          body.checks !== undefined || body.actions !== undefined || body.async !== undefined
+            ? checkDefinition({
+                checks: body.checks ?? stored.checks,
+                actions: body.actions ?? stored.actions,
+                async: body.async ?? stored.async,
+              })
+            : undefined;
+        const row = await updateGuardrail(tx, current, {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.slug !== undefined ? { slug: body.slug } : {}),
+          ...(body.status !== undefined ? { status: body.status } : {}),
+          ...(definition !== undefined ? { definition } : {}),
+        });
+        return guardrailToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/guardrails/:guardrailId',
+    tag: TAG,
+    summary: 'Delete a guardrail',
+    scope: 'guardrails.delete',
+    level: 'workspace',
+    minRole: 'manager',
+    params: guardrailParams,
+    query: guardrailLookupQuery,
+    response: emptyObject,
+    audit: { action: 'guardrails.delete', resourceType: 'guardrail' },
+    async handler({ db, principal, params, query, mutate }) {
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
+      const before = await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId });
+      assertWritable(principal, before);
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        await deleteGuardrail(
+          tx,
+          await findVisibleGuardrail(tx.db, principal, before.id, { forUpdate: true }),
+        );
+        return {};
+      });
+    },
+  }),
+];
+
+/** The workspace a slug lookup is narrowed to (`?workspace_id=`), 404 when not visible. */
+async function lookupWorkspace(
+  db: Kysely<ControlDatabase>,
+  principal: Principal,
+  ref: string | undefined,
+): Promise<string | undefined> {
+  return ref === undefined ? undefined : (await visibleWorkspace(db, principal, ref)).id;
+}

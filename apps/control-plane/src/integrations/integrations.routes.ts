@@ -1,0 +1,239 @@
+// Integrations: organisation-level provider credentials (organisation-level callers only). Credentials
+// are sealed before the transaction opens and are never returned, logged or audited in clear.
+import { randomUUID } from 'node:crypto';
+import { EntityKind } from '@aigw/proto';
+import { sql } from 'kysely';
+import { visibleWorkspace } from '../auth/visibility.js';
+import { conflict } from '../http/api-errors.js';
+import { toList } from '../http/list.js';
+import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { deleteProvider } from '../providers/providers.repository.js';
+import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { credentialColumns } from './credentials.seal.js';
+import { createDefaultProviders } from './integrations.default-providers.js';
+import { type IntegrationRow, integrationEntity, integrationToApi } from './integrations.entity.js';
+import {
+  findIntegration,
+  listIntegrations,
+  mergeEntries,
+  resolveEntries,
+} from './integrations.repository.js';
+import {
+  createIntegrationBody,
+  integrationListSchema,
+  integrationParams,
+  integrationSchema,
+  listIntegrationsQuery,
+  slugFromName,
+  updateIntegrationBody,
+} from './integrations.schema.js';
+import { integrationWorkspaceRoutes } from './integrations.workspaces.routes.js';
+import { parseOptions } from './options.js';
+import type { AiProvider } from './provider-types.js';
+
+const TAG = 'Integrations';
+
+function isUniqueViolation(err: unknown): boolean {
+  return (err as { code?: unknown }).code === '23505';
+}
+
+function slugTaken(slug: string) {
+  return conflict(`an integration with slug "${slug}" already exists in the organisation`, 'body.slug');
+}
+
+export const integrationRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/integrations',
+    tag: TAG,
+    summary: 'Create an integration',
+    scope: 'integrations.create',
+    level: 'organisation',
+    minRole: 'admin',
+    body: createIntegrationBody,
+    response: integrationSchema,
+    status: 201,
+    audit: { action: 'integrations.create', resourceType: 'integration' },
+    async handler({ db, principal, body, mutate, masterKey }) {
+      const id = randomUUID();
+      const type = body.ai_provider;
+      const target = { type, owner: 'integration' as const, id, masterKey };
+      const options = parseOptions(type, body.options ?? {}, 'body.options');
+      const credentials = credentialColumns(body.credentials ?? null, target, 'body.credentials');
+      const entries = mergeEntries(
+        [],
+        await resolveEntries(db, principal, body.workspaces ?? [], 'body.workspaces'),
+      );
+      const slug = body.slug ?? slugFromName(body.name, 'integration');
+      return mutate({ resourceId: id, workspaceId: null }, async (tx) => {
+        let row: IntegrationRow;
+        try {
+          row = await tx.db
+            .insertInto('integrations')
+            .values({
+              id,
+              organisation_id: principal.organisationId,
+              name: body.name,
+              slug,
+              description: body.description ?? '',
+              ai_provider: type,
+              ...credentials,
+              options: JSON.stringify(options),
+              allow_all_workspaces: body.allow_all_workspaces ?? false,
+              workspaces: JSON.stringify(entries),
+              allowed_models: body.allowed_models ?? [],
+              rate_limits: JSON.stringify(body.rate_limits ?? []),
+              usage_limits: JSON.stringify(body.usage_limits ?? []),
+              tags: JSON.stringify(body.tags ?? {}),
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        } catch (err) {
+          if (isUniqueViolation(err)) throw slugTaken(slug);
+          throw err;
+        }
+        await tx.change(integrationEntity(row));
+        if (body.create_default_provider !== false) {
+          const enabled = entries.filter((e) => e.enabled).map((e) => e.workspace_id);
+          const providerSlug = body.default_provider_slug ?? row.slug;
+          await createDefaultProviders(
+            tx,
+            principal,
+            row,
+            enabled,
+            providerSlug,
+            'body.default_provider_slug',
+          );
+        }
+        return integrationToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/integrations',
+    tag: TAG,
+    summary: 'List integrations',
+    scope: 'integrations.list',
+    level: 'organisation',
+    query: listIntegrationsQuery,
+    response: integrationListSchema,
+    async handler({ db, principal, query }) {
+      const workspaceId =
+        query.workspace_id === undefined
+          ? undefined
+          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const { rows, total } = await listIntegrations(db, principal, query, workspaceId);
+      return toList(rows.map(integrationToApi), total);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/integrations/:integrationId',
+    tag: TAG,
+    summary: 'Get an integration',
+    scope: 'integrations.read',
+    level: 'organisation',
+    params: integrationParams,
+    response: integrationSchema,
+    async handler({ db, principal, params }) {
+      return integrationToApi(await findIntegration(db, principal, params.integrationId));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/integrations/:integrationId',
+    tag: TAG,
+    summary: 'Update an integration',
+    scope: 'integrations.update',
+    level: 'organisation',
+    minRole: 'admin',
+    params: integrationParams,
+    body: updateIntegrationBody,
+    response: integrationSchema,
+    audit: { action: 'integrations.update', resourceType: 'integration' },
+    async handler({ db, principal, params, body, mutate, masterKey }) {
+      const before = await findIntegration(db, principal, params.integrationId);
+      const type = before.ai_provider as AiProvider;
+      const target = { type, owner: 'integration' as const, id: before.id, masterKey };
+      const options =
+        body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
+      const credentials = credentialColumns(body.credentials, target, 'body.credentials');
+      return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
+        await findIntegration(tx.db, principal, before.id, { forUpdate: true });
+        let row: IntegrationRow;
+        try {
+          row = await tx.db
+            .updateTable('integrations')
+            .set({
+              ...(body.name !== undefined ? { name: body.name } : {}),
+              ...(body.slug !== undefined ? { slug: body.slug } : {}),
+              ...(body.description !== undefined ? { description: body.description } : {}),
+              ...(body.status !== undefined ? { status: body.status } : {}),
+              ...credentials,
+              ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
+              ...(body.allow_all_workspaces !== undefined
+                ? { allow_all_workspaces: body.allow_all_workspaces }
+                : {}),
+              ...(body.allowed_models !== undefined ? { allowed_models: body.allowed_models } : {}),
+              ...(body.rate_limits !== undefined
+                ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
+                : {}),
+              ...(body.usage_limits !== undefined
+                ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
+                : {}),
+              ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
+              version: sql<number>`version + 1`,
+              updated_at: new Date(),
+            })
+            .where('id', '=', before.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+        } catch (err) {
+          if (isUniqueViolation(err)) throw slugTaken(body.slug ?? before.slug);
+          throw err;
+        }
+        await tx.change(integrationEntity(row));
+        return integrationToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/integrations/:integrationId',
+    tag: TAG,
+    summary: 'Delete an integration and its providers',
+    scope: 'integrations.delete',
+    level: 'organisation',
+    minRole: 'admin',
+    params: integrationParams,
+    response: emptyObject,
+    audit: { action: 'integrations.delete', resourceType: 'integration' },
+    async handler({ db, principal, params, mutate }) {
+      const before = await findIntegration(db, principal, params.integrationId);
+      return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
+        const row = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
+        // Providers of a deleted integration would have no credentials left: they go with it.
+        const providers = await tx.db
+          .selectFrom('providers')
+          .selectAll()
+          .where('integration_id', '=', row.id)
+          .forUpdate()
+          .execute();
+        for (const provider of providers) await deleteProvider(tx, provider);
+        await tx.db.deleteFrom('integrations').where('id', '=', row.id).execute();
+        await tx.change(
+          await writeTombstone(tx.db, {
+            kind: EntityKind.INTEGRATION,
+            id: row.id,
+            organisationId: row.organisation_id,
+            workspaceId: null,
+            lastVersion: Number(row.version),
+          }),
+        );
+        return {};
+      });
+    },
+  }),
+  ...integrationWorkspaceRoutes,
+];

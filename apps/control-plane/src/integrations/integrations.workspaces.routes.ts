@@ -1,0 +1,76 @@
+// Which workspaces may use an integration, with each one's own limits: read, and bulk update (which
+// may also create the default provider in newly enabled workspaces).
+import { sql } from 'kysely';
+import { toList } from '../http/list.js';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { createDefaultProviders } from './integrations.default-providers.js';
+import { integrationEntity, integrationWorkspaceToApi } from './integrations.entity.js';
+import { findIntegration, mergeEntries, resolveEntries } from './integrations.repository.js';
+import {
+  integrationParams,
+  integrationWorkspaceListSchema,
+  updateWorkspacesBody,
+} from './integrations.schema.js';
+
+const TAG = 'Integrations';
+
+export const integrationWorkspaceRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'get',
+    path: '/integrations/:integrationId/workspaces',
+    tag: TAG,
+    summary: 'List the workspaces of an integration',
+    scope: 'integrations.read',
+    level: 'organisation',
+    params: integrationParams,
+    response: integrationWorkspaceListSchema,
+    async handler({ db, principal, params }) {
+      const row = await findIntegration(db, principal, params.integrationId);
+      return toList(row.workspaces.map(integrationWorkspaceToApi), row.workspaces.length);
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/integrations/:integrationId/workspaces',
+    tag: TAG,
+    summary: 'Update the workspaces of an integration',
+    scope: 'integrations.update',
+    level: 'organisation',
+    minRole: 'admin',
+    params: integrationParams,
+    body: updateWorkspacesBody,
+    response: integrationWorkspaceListSchema,
+    audit: { action: 'integrations.workspaces.update', resourceType: 'integration' },
+    async handler({ db, principal, params, body, mutate }) {
+      const before = await findIntegration(db, principal, params.integrationId);
+      const updates = await resolveEntries(db, principal, body.workspaces, 'body.workspaces');
+      return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
+        const current = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
+        const entries = mergeEntries(current.workspaces, updates);
+        const row = await tx.db
+          .updateTable('integrations')
+          .set({
+            workspaces: JSON.stringify(entries),
+            ...(body.allow_all_workspaces !== undefined
+              ? { allow_all_workspaces: body.allow_all_workspaces }
+              : {}),
+            version: sql<number>`version + 1`,
+            updated_at: new Date(),
+          })
+          .where('id', '=', current.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await tx.change(integrationEntity(row));
+        if (body.create_default_provider !== false) {
+          const named = new Set(updates.map((u) => u.workspace_id));
+          const enabled = entries
+            .filter((e) => e.enabled && named.has(e.workspace_id))
+            .map((e) => e.workspace_id);
+          const slug = body.default_provider_slug ?? row.slug;
+          await createDefaultProviders(tx, principal, row, enabled, slug, 'body.default_provider_slug');
+        }
+        return toList(entries.map(integrationWorkspaceToApi), entries.length);
+      });
+    },
+  }),
+];

@@ -1,0 +1,192 @@
+// Providers: workspace instances of an integration, addressed by requests as `@<slug>`. Organisation
+// callers manage every workspace's; workspace-bound callers only their own (others are 404).
+import { randomUUID } from 'node:crypto';
+import { isUuid, targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import { conflict } from '../http/api-errors.js';
+import { toList } from '../http/list.js';
+import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { usableIntegration } from '../integrations/integrations.repository.js';
+import { providerToApi } from './providers.entity.js';
+import {
+  creatorOf,
+  deleteProvider,
+  findVisibleProvider,
+  insertProvider,
+  listProviders,
+  updateProvider,
+} from './providers.repository.js';
+import {
+  createProviderBody,
+  listProvidersQuery,
+  providerListSchema,
+  providerParams,
+  providerSchema,
+  updateProviderBody,
+} from './providers.schema.js';
+
+const TAG = 'Providers';
+
+export const providerRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/providers',
+    tag: TAG,
+    summary: 'Create a provider',
+    scope: 'providers.create',
+    level: 'workspace',
+    minRole: 'manager',
+    body: createProviderBody,
+    response: providerSchema,
+    status: 201,
+    audit: { action: 'providers.create', resourceType: 'provider' },
+    async handler({ db, principal, body, mutate }) {
+      const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
+      if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
+      const id = randomUUID();
+      return mutate({ resourceId: id, workspaceId: workspace.id }, async (tx) => {
+        // Locked so that a concurrent delete or access change cannot slip between check and insert.
+        const integration = await usableIntegration(
+          tx.db,
+          principal,
+          workspace.id,
+          body.integration_id,
+          'body.integration_id',
+          { forUpdate: true },
+        );
+        const row = await insertProvider(
+          tx,
+          {
+            id,
+            organisation_id: workspace.organisation_id,
+            workspace_id: workspace.id,
+            integration_id: integration.id,
+            name: body.name ?? integration.name,
+            slug: body.slug ?? integration.slug,
+            note: body.note ?? '',
+            ai_provider: integration.ai_provider,
+            allowed_models: body.allowed_models ?? [],
+            rate_limits: JSON.stringify(body.rate_limits ?? []),
+            usage_limits: JSON.stringify(body.usage_limits ?? []),
+            expires_at: body.expires_at ?? null,
+            tags: JSON.stringify(body.tags ?? {}),
+            ...creatorOf(principal),
+          },
+          'body.slug',
+        );
+        return providerToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/providers',
+    tag: TAG,
+    summary: 'List providers',
+    scope: 'providers.list',
+    level: 'workspace',
+    query: listProvidersQuery,
+    response: providerListSchema,
+    async handler({ db, principal, query }) {
+      const workspaceId =
+        query.workspace_id === undefined
+          ? undefined
+          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      let integrationId: string | undefined;
+      if (query.integration_id !== undefined) {
+        // A slug that names no integration of the organisation matches nothing.
+        const found = isUuid(query.integration_id)
+          ? { id: query.integration_id.toLowerCase() }
+          : await db
+              .selectFrom('integrations')
+              .select('id')
+              .where('organisation_id', '=', principal.organisationId)
+              .where('slug', '=', query.integration_id)
+              .executeTakeFirst();
+        if (!found) return toList([], 0);
+        integrationId = found.id;
+      }
+      const { rows, total } = await listProviders(db, principal, {
+        page_size: query.page_size,
+        current_page: query.current_page,
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
+        ...(integrationId !== undefined ? { integrationId } : {}),
+        ...(query.ai_provider ? { ai_provider: query.ai_provider } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.tags ? { tags: query.tags } : {}),
+      });
+      return toList(rows.map(providerToApi), total);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/providers/:providerId',
+    tag: TAG,
+    summary: 'Get a provider',
+    scope: 'providers.read',
+    level: 'workspace',
+    params: providerParams,
+    response: providerSchema,
+    async handler({ db, principal, params }) {
+      return providerToApi(await findVisibleProvider(db, principal, params.providerId));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/providers/:providerId',
+    tag: TAG,
+    summary: 'Update a provider',
+    scope: 'providers.update',
+    level: 'workspace',
+    minRole: 'manager',
+    params: providerParams,
+    body: updateProviderBody,
+    response: providerSchema,
+    audit: { action: 'providers.update', resourceType: 'provider' },
+    async handler({ db, principal, params, body, mutate }) {
+      const before = await findVisibleProvider(db, principal, params.providerId);
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        const current = await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true });
+        const row = await updateProvider(
+          tx,
+          current.id,
+          {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.slug !== undefined ? { slug: body.slug } : {}),
+            ...(body.note !== undefined ? { note: body.note } : {}),
+            ...(body.status !== undefined ? { status: body.status } : {}),
+            ...(body.allowed_models !== undefined ? { allowed_models: body.allowed_models } : {}),
+            ...(body.rate_limits !== undefined
+              ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
+              : {}),
+            ...(body.usage_limits !== undefined
+              ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
+              : {}),
+            ...(body.expires_at !== undefined ? { expires_at: body.expires_at } : {}),
+            ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
+          },
+          body.slug ?? current.slug,
+        );
+        return providerToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/providers/:providerId',
+    tag: TAG,
+    summary: 'Delete a provider',
+    scope: 'providers.delete',
+    level: 'workspace',
+    minRole: 'manager',
+    params: providerParams,
+    response: emptyObject,
+    audit: { action: 'providers.delete', resourceType: 'provider' },
+    async handler({ db, principal, params, mutate }) {
+      const before = await findVisibleProvider(db, principal, params.providerId);
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        await deleteProvider(tx, await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true }));
+        return {};
+      });
+    },
+  }),
+];

@@ -1,0 +1,199 @@
+// Legacy virtual keys: the old API over the providers table. A virtual key created here holds its own
+// credentials (sealed with AAD `provider:<id>`); every provider is also readable here as a key.
+import { randomUUID } from 'node:crypto';
+import { targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import { conflict, invalid } from '../http/api-errors.js';
+import { toList } from '../http/list.js';
+import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { credentialColumns } from '../integrations/credentials.seal.js';
+import { slugFromName } from '../integrations/integrations.schema.js';
+import { parseOptions } from '../integrations/options.js';
+import type { AiProvider } from '../integrations/provider-types.js';
+import {
+  creatorOf,
+  deleteProvider,
+  findVisibleProvider,
+  insertProvider,
+  listProviders,
+  updateProvider,
+} from '../providers/providers.repository.js';
+import { virtualKeyToApi } from './virtual-keys.entity.js';
+import {
+  createVirtualKeyBody,
+  listVirtualKeysQuery,
+  updateVirtualKeyBody,
+  virtualKeyListSchema,
+  virtualKeyParams,
+  virtualKeySchema,
+} from './virtual-keys.schema.js';
+
+const TAG = 'Virtual keys';
+const WHAT = { what: 'virtual key' };
+
+/** `key` is shorthand for `credentials: {api_key}`; giving both is ambiguous. */
+function credentialsInput(body: { key?: string; credentials?: Record<string, unknown> | null }) {
+  if (body.key !== undefined && body.credentials !== undefined) {
+    throw invalid('body.key: give key or credentials, not both', 'body.key');
+  }
+  return body.key !== undefined ? { api_key: body.key } : body.credentials;
+}
+
+export const virtualKeyRoutes: RouteDefinition[] = [
+  defineRoute({
+    method: 'post',
+    path: '/virtual-keys',
+    tag: TAG,
+    summary: 'Create a virtual key',
+    scope: 'virtual_keys.create',
+    level: 'workspace',
+    minRole: 'manager',
+    body: createVirtualKeyBody,
+    response: virtualKeySchema,
+    status: 201,
+    audit: { action: 'virtual_keys.create', resourceType: 'virtual_key' },
+    async handler({ db, principal, body, mutate, masterKey }) {
+      const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
+      if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
+      const id = randomUUID();
+      const options = parseOptions(body.provider, body.options ?? {}, 'body.options');
+      const target = { type: body.provider, owner: 'provider' as const, id, masterKey };
+      const credentials = credentialColumns(credentialsInput(body) ?? null, target, 'body.credentials');
+      return mutate({ resourceId: id, workspaceId: workspace.id }, async (tx) => {
+        const row = await insertProvider(
+          tx,
+          {
+            id,
+            organisation_id: workspace.organisation_id,
+            workspace_id: workspace.id,
+            integration_id: null,
+            name: body.name,
+            slug: body.slug ?? slugFromName(body.name, 'virtual-key'),
+            note: body.note ?? '',
+            ai_provider: body.provider,
+            ...credentials,
+            options: JSON.stringify(options),
+            allowed_models: body.allowed_models ?? [],
+            rate_limits: JSON.stringify(body.rate_limits ?? []),
+            usage_limits: JSON.stringify(body.usage_limits ?? []),
+            expires_at: body.expires_at ?? null,
+            ...creatorOf(principal),
+          },
+          'body.slug',
+        );
+        return virtualKeyToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/virtual-keys',
+    tag: TAG,
+    summary: 'List virtual keys',
+    scope: 'virtual_keys.list',
+    level: 'workspace',
+    query: listVirtualKeysQuery,
+    response: virtualKeyListSchema,
+    async handler({ db, principal, query }) {
+      const workspaceId =
+        query.workspace_id === undefined
+          ? undefined
+          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const { rows, total } = await listProviders(db, principal, {
+        page_size: query.page_size,
+        current_page: query.current_page,
+        ...(workspaceId !== undefined ? { workspaceId } : {}),
+        ...(query.provider ? { ai_provider: query.provider } : {}),
+        ...(query.status ? { status: query.status } : {}),
+      });
+      return toList(rows.map(virtualKeyToApi), total);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/virtual-keys/:virtualKeyId',
+    tag: TAG,
+    summary: 'Get a virtual key',
+    scope: 'virtual_keys.read',
+    level: 'workspace',
+    params: virtualKeyParams,
+    response: virtualKeySchema,
+    async handler({ db, principal, params }) {
+      return virtualKeyToApi(await findVisibleProvider(db, principal, params.virtualKeyId, WHAT));
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/virtual-keys/:virtualKeyId',
+    tag: TAG,
+    summary: 'Update a virtual key',
+    scope: 'virtual_keys.update',
+    level: 'workspace',
+    minRole: 'manager',
+    params: virtualKeyParams,
+    body: updateVirtualKeyBody,
+    response: virtualKeySchema,
+    audit: { action: 'virtual_keys.update', resourceType: 'virtual_key' },
+    async handler({ db, principal, params, body, mutate, masterKey }) {
+      const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
+      const input = credentialsInput(body);
+      if (before.integration_id !== null && (input !== undefined || body.options !== undefined)) {
+        throw conflict(
+          'this virtual key uses the credentials and options of its integration; change them there',
+          input !== undefined ? (body.key !== undefined ? 'body.key' : 'body.credentials') : 'body.options',
+        );
+      }
+      const type = before.ai_provider as AiProvider;
+      const options =
+        body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
+      const target = { type, owner: 'provider' as const, id: before.id, masterKey };
+      const credentials = credentialColumns(input, target, 'body.credentials');
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        const current = await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true, ...WHAT });
+        const row = await updateProvider(
+          tx,
+          current.id,
+          {
+            ...(body.name !== undefined ? { name: body.name } : {}),
+            ...(body.slug !== undefined ? { slug: body.slug } : {}),
+            ...(body.note !== undefined ? { note: body.note } : {}),
+            ...(body.status !== undefined ? { status: body.status } : {}),
+            ...credentials,
+            ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
+            ...(body.allowed_models !== undefined ? { allowed_models: body.allowed_models } : {}),
+            ...(body.rate_limits !== undefined
+              ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
+              : {}),
+            ...(body.usage_limits !== undefined
+              ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
+              : {}),
+            ...(body.expires_at !== undefined ? { expires_at: body.expires_at } : {}),
+          },
+          body.slug ?? current.slug,
+        );
+        return virtualKeyToApi(row);
+      });
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/virtual-keys/:virtualKeyId',
+    tag: TAG,
+    summary: 'Delete a virtual key',
+    scope: 'virtual_keys.delete',
+    level: 'workspace',
+    minRole: 'manager',
+    params: virtualKeyParams,
+    response: emptyObject,
+    audit: { action: 'virtual_keys.delete', resourceType: 'virtual_key' },
+    async handler({ db, principal, params, mutate }) {
+      const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
+      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
+        await deleteProvider(
+          tx,
+          await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true, ...WHAT }),
+        );
+        return {};
+      });
+    },
+  }),
+];
