@@ -33,5 +33,13 @@ describe('text helpers', () => {
     expect(embeddingVector('other text', 64)).not.toEqual(a);
     const norm = Math.sqrt(a.reduce((s, v) => s + v * v, 0));
     expect(norm).toBeCloseTo(1, 10);
+    expect(Math.sqrt(embeddingVector('!?', 8).reduce((s, v) => s + v * v, 0))).toBeCloseTo(1, 10);
+  });
+
+  it('gives texts sharing most words a high cosine and unrelated texts a low one', () => {
+    const dot = (a: number[], b: number[]) => a.reduce((sum, v, i) => sum + v * (b[i] ?? 0), 0);
+    const question = embeddingVector('What is the capital of France?', 1536);
+    expect(dot(question, embeddingVector('what is the CAPITAL city of France', 1536))).toBeGreaterThan(0.9);
+    expect(dot(question, embeddingVector('How do I bake sourdough bread', 1536))).toBeLessThan(0.2);
   });
 });

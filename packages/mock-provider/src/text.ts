@@ -36,18 +36,20 @@ export function splitChunks(content: string, count: number | undefined): string[
   return out;
 }
 
-/** A unit-length vector derived from sha256 of the text: same text, same vector. */
+/**
+ * A unit-length bag-of-words vector: each lower-cased word (letters and digits) adds 1 to the dimension
+ * its sha256 picks. Same text, same vector; texts sharing most words have a high cosine similarity
+ * (so paraphrases can hit a semantic cache), texts sharing none are near orthogonal.
+ */
 export function embeddingVector(text: string, dimensions: number): number[] {
-  const raw: number[] = [];
-  let block = 0;
-  while (raw.length < dimensions) {
-    const digest = createHash('sha256').update(`${block}:${text}`).digest();
-    for (let i = 0; i + 4 <= digest.length && raw.length < dimensions; i += 4) {
-      raw.push(digest.readUInt32BE(i) / 0xffffffff - 0.5);
-    }
-    block++;
+  const raw = new Array<number>(dimensions).fill(0);
+  // A text without any word still gets a vector: its whole text is its one feature.
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [text];
+  for (const word of words) {
+    const index = createHash('sha256').update(word).digest().readUInt32BE(0) % dimensions;
+    raw[index] = (raw[index] ?? 0) + 1;
   }
-  const norm = Math.sqrt(raw.reduce((sum, v) => sum + v * v, 0)) || 1;
+  const norm = Math.sqrt(raw.reduce((sum, v) => sum + v * v, 0));
   return raw.map((v) => v / norm);
 }
 
