@@ -2,7 +2,7 @@
 // an earlier build, e.g. `cp -r dist /tmp/base/dist`) and the bare proxy, loaded in short
 // interleaved slices so that all three see the same background load; prints the median CPU per
 // request of each and the median of the per-slice ratios B/A. Usage:
-//   AB_B=/tmp/base/dist/main.js [AB_SLICES=12] [AB_SLICE_S=2] [PROFILE_SCENARIO=stream] \
+//   AB_B=/tmp/base/dist/main.js [AB_SLICES=12] [AB_SLICE_S=2] [AB_RATE=1500] [PROFILE_SCENARIO=stream] \
 //   tsx --conditions=@aigw/source bench/ab.ts
 import { load, type Row, startBench } from './harness.js';
 
@@ -11,28 +11,59 @@ const connections = Number(process.env.PROFILE_CONNECTIONS ?? 32);
 const slices = Number(process.env.AB_SLICES ?? 12);
 const sliceS = Number(process.env.AB_SLICE_S ?? 2);
 const entryB = process.env.AB_B;
+/** AB_RATE: a fixed request rate for all three, so that CPU per request compares at equal load. */
+const rate = process.env.AB_RATE ? Number(process.env.AB_RATE) : undefined;
 if (!entryB) throw new Error('set AB_B to a compiled gateway main.js');
 
-const bench = await startBench({ events: !process.env.BENCH_NO_EVENTS, compareEntry: entryB });
+// AB_PROFILE_DIR: CPU profiles of A and B (in <dir>/a and <dir>/b) for profile-summary.
+const profileDir = process.env.AB_PROFILE_DIR;
+const prof = (sub: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}/${sub}`] : []);
+const bench = await startBench({
+  events: !process.env.BENCH_NO_EVENTS,
+  compareEntry: entryB,
+  gatewayNodeArgs: prof('a'),
+  compareNodeArgs: prof('b'),
+});
 const compare = bench.compare;
 if (!compare) throw new Error('compared gateway did not start');
 const path = '/chat/completions';
 const targets = {
-  bare: () => load('bare', `${bench.bare.url}${path}`, {}, stream, connections, sliceS, { proxy: bench.bare.pid }),
+  bare: () =>
+    load('bare', `${bench.bare.url}${path}`, {}, stream, connections, sliceS, { proxy: bench.bare.pid }),
   a: () =>
-    load('a', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, sliceS, {
-      proxy: bench.gateway.pid,
-      nats: bench.nats.pid,
-    }),
+    load(
+      'a',
+      `${bench.gateway.url}/v1${path}`,
+      bench.gatewayHeaders,
+      stream,
+      connections,
+      sliceS,
+      {
+        proxy: bench.gateway.pid,
+        nats: bench.nats.pid,
+      },
+      rate,
+    ),
   b: () =>
-    load('b', `${compare.url}/v1${path}`, bench.gatewayHeaders, stream, connections, sliceS, {
-      proxy: compare.pid,
-      nats: bench.nats.pid,
-    }),
+    load(
+      'b',
+      `${compare.url}/v1${path}`,
+      bench.gatewayHeaders,
+      stream,
+      connections,
+      sliceS,
+      {
+        proxy: compare.pid,
+        nats: bench.nats.pid,
+      },
+      rate,
+    ),
 };
 const rows: Record<keyof typeof targets, Row[]> = { bare: [], a: [], b: [] };
+const warmup: Record<keyof typeof targets, number> = { bare: 0, a: 0, b: 0 };
 try {
-  for (const run of Object.values(targets)) await run(); // warm-up
+  for (const [name, run] of Object.entries(targets))
+    warmup[name as keyof typeof targets] = (await run()).total;
   const orders: (keyof typeof targets)[][] = [
     ['bare', 'a', 'b'],
     ['b', 'a', 'bare'],
@@ -61,3 +92,5 @@ console.log(
     `throughput A/bare ${(perSlice((i) => (rows.a[i]?.rps ?? 0) / (rows.bare[i]?.rps ?? 1)) * 100).toFixed(1)}%, ` +
     `B/bare ${(perSlice((i) => (rows.b[i]?.rps ?? 0) / (rows.bare[i]?.rps ?? 1)) * 100).toFixed(1)}%`,
 );
+const served = (name: keyof typeof targets) => warmup[name] + rows[name].reduce((n, r) => n + r.total, 0);
+console.log(`requests served (warm-up included): bare ${served('bare')}, A ${served('a')}, B ${served('b')}`);

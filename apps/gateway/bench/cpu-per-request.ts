@@ -24,11 +24,14 @@ const bench = await startBench({
     : {}),
 });
 const rows: Row[] = [];
+const warmup = { bare: 0, gateway: 0 };
 try {
   const path = '/chat/completions';
   // Warm-up: JIT, agent pools, custom-host cache.
-  await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, 2);
-  await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2);
+  warmup.bare = (await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, 2)).total;
+  warmup.gateway = (
+    await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2)
+  ).total;
   for (let round = 0; round < rounds; round++) {
     rows.push(
       await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, duration, {
@@ -37,19 +40,35 @@ try {
       }),
     );
     rows.push(
-      await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, duration, {
-        proxy: bench.gateway.pid,
-        nats: bench.nats.pid,
-        mock: bench.mock.pid,
-      }),
+      await load(
+        'gateway',
+        `${bench.gateway.url}/v1${path}`,
+        bench.gatewayHeaders,
+        stream,
+        connections,
+        duration,
+        {
+          proxy: bench.gateway.pid,
+          nats: bench.nats.pid,
+          mock: bench.mock.pid,
+        },
+      ),
     );
     if (bench.compare) {
       rows.push(
-        await load('compared', `${bench.compare.url}/v1${path}`, bench.gatewayHeaders, stream, connections, duration, {
-          proxy: bench.compare.pid,
-          nats: bench.nats.pid,
-          mock: bench.mock.pid,
-        }),
+        await load(
+          'compared',
+          `${bench.compare.url}/v1${path}`,
+          bench.gatewayHeaders,
+          stream,
+          connections,
+          duration,
+          {
+            proxy: bench.compare.pid,
+            nats: bench.nats.pid,
+            mock: bench.mock.pid,
+          },
+        ),
       );
     }
   }
@@ -72,6 +91,11 @@ console.log(
   `${stream ? 'stream' : 'json'} @${connections}: gateway ${mean(of('gateway').map((r) => r.cpuPerRequest))} µs/request ` +
     `(nats ${mean(of('gateway').map((r) => r.natsCpuPerRequest))}), bare ${mean(of('bare-proxy').map((r) => r.cpuPerRequest))} µs/request, ` +
     `throughput ratio ${ratios.map((r) => `${r.toFixed(1)}%`).join(' ')}`,
+);
+// Requests each process served, warm-up included (what a profile of it covers).
+console.log(
+  `requests served: bare ${warmup.bare + of('bare-proxy').reduce((n, r) => n + r.total, 0)}, ` +
+    `gateway ${warmup.gateway + of('gateway').reduce((n, r) => n + r.total, 0)}`,
 );
 if (profileDir) {
   // The main thread's profile is the largest (the module-loader worker writes one too).

@@ -62,6 +62,8 @@ export interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Requests completed in the step. */
+  total: number;
   /** CPU of the proxy under test (and of nats-server for the gateway) per request, in µs. */
   cpuPerRequest: number;
   natsCpuPerRequest: number;
@@ -78,6 +80,8 @@ export async function load(
   connections: number,
   durationS: number,
   pids: { proxy?: number | undefined; nats?: number | undefined; mock?: number | undefined } = {},
+  /** Requests per second for all connections together (default: as fast as they go). */
+  rate?: number,
 ): Promise<Row> {
   const cpu0 = cpuMicros(pids.proxy);
   const nats0 = cpuMicros(pids.nats);
@@ -90,6 +94,7 @@ export async function load(
     body: chatBody(stream),
     connections,
     duration: durationS,
+    ...(rate ? { overallRate: rate } : {}),
   });
   return {
     target,
@@ -99,6 +104,7 @@ export async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
+    total: result.requests.total,
     cpuPerRequest: Math.round((cpuMicros(pids.proxy) - cpu0) / result.requests.total),
     natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / result.requests.total),
     mockCpuPerRequest: Math.round((cpuMicros(pids.mock) - mock0) / result.requests.total),
@@ -129,6 +135,7 @@ export async function startBench(options: {
   bareNodeArgs?: string[];
   /** A compiled gateway main.js (e.g. a copy of an earlier dist/) to run beside the sources. */
   compareEntry?: string | undefined;
+  compareNodeArgs?: string[];
 }): Promise<Bench> {
   const nats = await startLocalNats();
   const nc = await connect({ servers: nats.url });
@@ -184,9 +191,13 @@ export async function startBench(options: {
       ...(options.events ? { NATS_URL: nats.url } : {}),
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
     });
+    // BENCH_GATEWAY_ENTRY: a compiled main.js instead of the sources (profiles then have real lines).
+    const entry = process.env.BENCH_GATEWAY_ENTRY;
     const gateway = await start(
       'gateway',
-      [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
+      entry
+        ? [...(options.gatewayNodeArgs ?? []), entry]
+        : [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
       gatewayEnv(gatewayPort),
     );
     children.push(gateway);
@@ -194,7 +205,11 @@ export async function startBench(options: {
     let compare: Bench['compare'];
     if (options.compareEntry) {
       const port = await freePort();
-      const other = await start('compared gateway', [options.compareEntry], gatewayEnv(port));
+      const other = await start(
+        'compared gateway',
+        [...(options.compareNodeArgs ?? []), options.compareEntry],
+        gatewayEnv(port),
+      );
       children.push(other);
       await waitHttp(`http://127.0.0.1:${port}/readyz`);
       compare = { url: `http://127.0.0.1:${port}`, pid: other.pid };

@@ -27,6 +27,10 @@ function area(url: string): string {
   return own ? `${own[1]}/${own[2]}` : url;
 }
 
+/** The project's code (sources, a build of them, the bench), not node's nor a dependency's. */
+const isOwn = (url: string) =>
+  url !== '' && !url.startsWith('node:') && !url.includes('/node_modules/') && !url.startsWith('wasm:');
+
 const label = (n: ProfileNode) =>
   `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(apps|packages|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}:${n.callFrame.columnNumber + 1}`;
 
@@ -54,7 +58,7 @@ export function summariseProfile(file: string, top = 30): string {
     const seen = new Set<string>();
     for (let at: number | undefined = n.id; at !== undefined; at = parent.get(at)) {
       const node = byId.get(at);
-      if (!node || !/\/(apps|packages)\/[^/]+\/(src|bench)\//.test(node.callFrame.url)) continue;
+      if (!node || !isOwn(node.callFrame.url)) continue;
       const key = label(node);
       if (seen.has(key)) continue;
       seen.add(key);

@@ -60,8 +60,26 @@ export const settingsSchema = z.object({
   EVENT_SPOOL_DIR: z.string().min(1).optional(),
   EVENT_SPOOL_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
   GUARDRAILS_ENABLED: featureFlag,
+  /**
+   * Time all regex searches of one guardrail run may take (guardrails/regex-budget.ts): allowed
+   * patterns can still cost quadratic time on long text; past it the remaining regex checks fail.
+   */
+  GUARDRAILS_REGEX_BUDGET_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   USAGE_LIMITS_ENABLED: featureFlag,
   POLICY_ENABLED: featureFlag,
+  /** Response cache without REDIS_URL (docs/cache.md): entries kept in this process. */
+  CACHE_MEMORY_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+  CACHE_MEMORY_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
+  /** Answers larger than this (body and headers) are served but not cached. */
+  CACHE_MAX_ENTRY_BYTES: bytes(4 * MiB, 512 * MiB),
+  /** Base URL of an OpenAI-compatible embeddings API. Unset: `semantic` mode works as `simple`. */
+  SEMANTIC_CACHE_EMBEDDINGS_URL: serviceUrl(['http:', 'https:']).optional(),
+  SEMANTIC_CACHE_EMBEDDINGS_API_KEY: z.string().min(1).optional(),
+  SEMANTIC_CACHE_EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  /** An embedding slower than this is skipped (the request goes on as a simple-cache lookup). */
+  SEMANTIC_CACHE_EMBEDDINGS_TIMEOUT_MS: durationMs(2_000),
+  /** Earlier questions compared per semantic lookup (the most recent of the bucket). */
+  SEMANTIC_CACHE_SCAN_LIMIT: z.coerce.number().int().min(1).max(100_000).default(1000),
 });
 
 export type GatewayConfig = z.output<typeof settingsSchema>;

@@ -15,6 +15,12 @@ const CODES = {
   missing_provider: { status: 400, type: 'invalid_request_error' },
   /** `x-service-provider` names a provider the gateway does not know. */
   unknown_provider: { status: 400, type: 'invalid_request_error' },
+  /** `x-service-config` does not validate (`param` holds the JSON path of the first issue). */
+  invalid_config: { status: 400, type: 'invalid_request_error' },
+  /** The config needs control-plane data a standalone gateway does not have (saved ids, `@slug`). */
+  config_unavailable: { status: 400, type: 'invalid_request_error' },
+  /** A conditional node has no condition that holds and no default. */
+  no_matching_target: { status: 400, type: 'invalid_request_error' },
   /** The custom host is not an allowed public http(s) URL (SSRF protection). */
   custom_host_blocked: { status: 400, type: 'invalid_request_error' },
   /** `x-service-request-timeout` elapsed before the provider answered. */

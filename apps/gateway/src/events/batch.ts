@@ -59,3 +59,31 @@ export function batchEventCount(msgId: string): number {
   const count = plus < 0 ? 1 : Number(msgId.slice(plus + 1));
   return Number.isInteger(count) && count > 0 ? count : 1;
 }
+
+/**
+ * Frames encoded events into batches in order, each as many events as fit: at most
+ * MAX_BATCH_EVENTS events and MAX_BATCH_BYTES framed bytes (a larger event goes alone).
+ */
+export function frameBatches(
+  events: readonly { readonly id: string; readonly bytes: Uint8Array }[],
+): { id: string; bytes: Uint8Array; count: number }[] {
+  const batches: { id: string; bytes: Uint8Array; count: number }[] = [];
+  for (let start = 0; start < events.length; ) {
+    let end = start;
+    let bytes = 0;
+    while (end < events.length && end - start < MAX_BATCH_EVENTS) {
+      const size = framedSize(events[end]!.bytes);
+      if (end > start && bytes + size > MAX_BATCH_BYTES) break;
+      bytes += size;
+      end++;
+    }
+    const batch = events.slice(start, end);
+    start = end;
+    batches.push({
+      id: batchMsgId(batch[0]!.id, batch.length),
+      bytes: frameBatch(batch.map((e) => e.bytes)),
+      count: batch.length,
+    });
+  }
+  return batches;
+}

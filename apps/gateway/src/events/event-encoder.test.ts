@@ -1,5 +1,6 @@
-import { RequestEvent } from '@aigw/proto';
+import { RequestEvent, RequestEventBatch, SCHEMA_VERSION } from '@aigw/proto';
 import { describe, expect, it } from 'vitest';
+import { frameBatch } from './batch.js';
 import { eventEncoder } from './event-encoder.js';
 
 const event = (id: string, bodyBytes = 0, statusCode = 200) =>
@@ -15,38 +16,76 @@ const event = (id: string, bodyBytes = 0, statusCode = 200) =>
     statusCode,
     attempts: [{ targetPath: 'provider', statusCode: 200, latencyUs: 1234 }],
     tokens: { inputTokens: 3, outputTokens: 4, totalTokens: 7 },
-    metadata: { team: 'search', 'ünïcode': '✓' },
+    metadata: { team: 'search', ünïcode: '✓' },
     ...(bodyBytes > 0
-      ? { requestBody: { data: Buffer.alloc(bodyBytes, 'x'), sizeBytes: bodyBytes, contentType: 'text/plain' } }
+      ? {
+          requestBody: {
+            data: Buffer.alloc(bodyBytes, 'x'),
+            sizeBytes: bodyBytes,
+            contentType: 'text/plain',
+          },
+        }
       : {}),
     latency: { totalUs: 2000, upstreamUs: 1500 },
     requestSizeBytes: 42,
   });
 
+const same = (a: Uint8Array | undefined, b: Uint8Array) =>
+  a !== undefined && Buffer.from(a).equals(Buffer.from(b));
+const alone = (e: RequestEvent) => RequestEvent.encode(e).finish();
+
 describe('eventEncoder', () => {
-  it('gives the bytes RequestEvent.encode gives, event after event, whatever their sizes', () => {
-    const encode = eventEncoder();
+  it('one(): the bytes RequestEvent.encode gives, event after event, whatever their sizes', () => {
+    const encoder = eventEncoder();
     for (const e of [event('a'), event('b', 3000), event('c'), event('d', 2 * 1024 * 1024), event('e')]) {
-      const bytes = encode(e);
-      expect(Buffer.from(bytes).equals(Buffer.from(RequestEvent.encode(e).finish()))).toBe(true);
+      const bytes = encoder.one(e);
+      expect(same(bytes, alone(e))).toBe(true);
       expect(RequestEvent.decode(bytes).id).toBe(e.id);
     }
   });
 
-  it('throws where RequestEvent.encode throws, and encodes the next event cleanly', () => {
-    const encode = eventEncoder();
+  it('one(): throws where RequestEvent.encode throws, and encodes the next event cleanly', () => {
+    const encoder = eventEncoder();
     const bad = event('bad', 10, -1);
-    expect(() => RequestEvent.encode(bad).finish()).toThrow();
-    expect(() => encode(bad)).toThrow();
+    expect(() => alone(bad)).toThrow();
+    expect(() => encoder.one(bad)).toThrow();
     const next = event('next', 10);
-    expect(Buffer.from(encode(next)).equals(Buffer.from(RequestEvent.encode(next).finish()))).toBe(true);
+    expect(same(encoder.one(next), alone(next))).toBe(true);
   });
 
-  it('returns bytes that later encodes do not overwrite', () => {
-    const encode = eventEncoder();
-    const first = encode(event('first'));
+  it('one(): returns bytes that later encodes do not overwrite', () => {
+    const encoder = eventEncoder();
+    const first = encoder.one(event('first'));
     const copy = Buffer.from(first);
-    encode(event('second', 500));
+    encoder.one(event('second', 500));
     expect(Buffer.from(first).equals(copy)).toBe(true);
+  });
+
+  it('batch(): the bytes of frameBatch over events encoded alone, and of RequestEventBatch', () => {
+    const encoder = eventEncoder();
+    const events = [event('a'), event('b', 300), event('c', 70_000), event('d')];
+    const bytes = encoder.batch(events, 768 * 1024);
+    expect(same(bytes, frameBatch(events.map(alone)))).toBe(true);
+    expect(same(bytes, RequestEventBatch.encode({ schemaVersion: SCHEMA_VERSION, events }).finish())).toBe(
+      true,
+    );
+    expect(same(encoder.batch([event('z')], 768 * 1024), frameBatch([alone(event('z'))]))).toBe(true);
+  });
+
+  it('batch(): undefined when the framed events exceed the limit, except for a single event', () => {
+    const encoder = eventEncoder();
+    const events = [event('a', 600), event('b', 600)];
+    const framed = frameBatch(events.map(alone)).length - 2;
+    expect(encoder.batch(events, framed)).toBeDefined();
+    expect(encoder.batch(events, framed - 1)).toBeUndefined();
+    const big = event('big', 5000);
+    expect(same(encoder.batch([big], 100), frameBatch([alone(big)]))).toBe(true);
+  });
+
+  it('batch(): undefined when an event cannot be encoded, and the next batch is clean', () => {
+    const encoder = eventEncoder();
+    expect(encoder.batch([event('a'), event('bad', 10, -1), event('c')], 768 * 1024)).toBeUndefined();
+    const events = [event('x'), event('y', 20)];
+    expect(same(encoder.batch(events, 768 * 1024), frameBatch(events.map(alone)))).toBe(true);
   });
 });

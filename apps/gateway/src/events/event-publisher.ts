@@ -2,11 +2,12 @@
 // events ready at the same moment, Nats-Msg-Id = `<first id>+<count>`), spooling whole batches to a
 // bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
 
-import { RequestEvent } from '@aigw/proto';
+import type { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Registry } from 'prom-client';
-import { batchMsgId, frameBatch, framedSize, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './batch.js';
+import { batchMsgId, frameBatch, MAX_BATCH_EVENTS } from './batch.js';
+import { encodeBatches, type LazyRequestEvent } from './batch-encoder.js';
 import { errorMessage } from './error-message.js';
 import { eventEncoder } from './event-encoder.js';
 import { type DropReason, EventCounters, type EventStats } from './event-metrics.js';
@@ -31,7 +32,10 @@ export interface EventPublisherOptions {
   readonly maxInFlight?: number;
   /** Wait for a PubAck before spooling the event (default 5000). */
   readonly publishTimeoutMs?: number;
-  /** How long an event may wait for others to share its batch (default 10 ms). */
+  /**
+   * How long an event may wait for others to share its batch (default 25 ms): each JetStream
+   * message costs both processes a fixed amount (a request, a PubAck, a stored message).
+   */
   readonly lingerMs?: number;
   /** How often a replay is retried while the spool is not empty (default 2000). */
   readonly retryIntervalMs?: number;
@@ -44,7 +48,7 @@ export interface EventPublisherOptions {
 
 export interface EventPublisher {
   /** Synchronous, never throws, never waits: safe on the response path. */
-  publish(event: RequestEvent): void;
+  publish(event: RequestEvent | LazyRequestEvent): void;
   /** Waits (at most timeoutMs) for live publishes to settle and spool writes to reach the disk. */
   flush(timeoutMs: number): Promise<void>;
   /** Flushes, spools what is still unacked, and stops; later events go nowhere (counted as dropped). */
@@ -65,12 +69,6 @@ interface InFlight {
   done?: Promise<void>;
 }
 
-/** An encoded event waiting for the pump to batch it. */
-interface Pending {
-  readonly id: string;
-  readonly bytes: Uint8Array;
-}
-
 const LOG_INTERVAL_MS = 10_000;
 const MAX_BUFFERED_SPOOL_BYTES = 16 * 1024 * 1024;
 
@@ -80,15 +78,15 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const timeoutMs = options.publishTimeoutMs ?? 5_000;
   /** Batches awaiting a PubAck. */
   const inFlight = new Set<InFlight>();
-  /** Events handed off by publish(), not yet batched. */
-  let handOff: Pending[] = [];
+  /** Events handed off by publish(), not yet built, encoded and batched. */
+  let handOff: (RequestEvent | LazyRequestEvent)[] = [];
   /** Events handed off or awaiting an ack: the memory bound. */
   let inFlightEvents = 0;
   /** Pending pump run: events linger up to `lingerMs` so that a batch carries many of them. */
   let pumpTimer: NodeJS.Timeout | undefined;
-  const lingerMs = options.lingerMs ?? 10;
+  const lingerMs = options.lingerMs ?? 25;
   let state: 'open' | 'closing' | 'closed' = 'open';
-  const encode = eventEncoder();
+  const encoder = eventEncoder();
 
   const counters = new EventCounters(options.metrics, {
     spoolBytes: () => spool.bytes,
@@ -152,10 +150,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   }
 
   /** Hands the event to the pump; false when NATS is down or the in-flight cap is reached. */
-  function send(id: string, bytes: Uint8Array): boolean {
+  function send(event: RequestEvent | LazyRequestEvent): boolean {
     if (!link?.js || inFlightEvents >= maxInFlight) return false;
     inFlightEvents += 1;
-    handOff.push({ id, bytes });
+    handOff.push(event);
     if (handOff.length >= MAX_BATCH_EVENTS) pump();
     else pumpTimer ??= setTimeout(pump, lingerMs);
     return true;
@@ -163,31 +161,22 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
   // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
   // write, then a PubAck to read), so that happens here, once per batch, not per event and not
-  // inside the caller's publish(). Lingering costs nothing on the response path: events are
-  // published after their response is complete.
+  // inside the caller's publish(). So does the protobuf encoding: a whole batch in one pass into
+  // one buffer. Lingering costs nothing on the response path: events are published after their
+  // response is complete.
   function pump(): void {
     clearTimeout(pumpTimer);
     pumpTimer = undefined;
-    const ready = handOff;
+    const pending = handOff;
     handOff = [];
-    for (let start = 0; start < ready.length; ) {
-      let end = start;
-      let bytes = 0;
-      while (end < ready.length && end - start < MAX_BATCH_EVENTS) {
-        const size = framedSize(ready[end]!.bytes);
-        if (end > start && bytes + size > MAX_BATCH_BYTES) break;
-        bytes += size;
-        end++;
-      }
-      const events = ready.slice(start, end);
-      start = end;
-      sendBatch({
-        id: batchMsgId(events[0]!.id, events.length),
-        bytes: frameBatch(events.map((e) => e.bytes)),
-        count: events.length,
-        abandoned: false,
-      });
-    }
+    for (const batch of encodeBatches(encoder, pending, notEncoded))
+      sendBatch({ ...batch, abandoned: false });
+  }
+
+  function notEncoded(err: unknown): void {
+    inFlightEvents -= 1;
+    counters.countDropped('encode_error');
+    dropLog.note('encode_error', errorMessage(err));
   }
 
   function sendBatch(entry: InFlight): void {
@@ -240,9 +229,10 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       try {
         if (state === 'closed') return drop('closed');
         if (!link) return drop('no_nats');
-        const bytes = encode(event);
-        if (state === 'open' && send(event.id, bytes)) return;
-        toSpool(batchMsgId(event.id, 1), frameBatch([bytes]), 1);
+        // Handed off as it is: the pump builds and encodes it with the rest of its batch.
+        if (state === 'open' && send(event)) return;
+        const built = typeof event === 'function' ? event() : event;
+        toSpool(batchMsgId(built.id, 1), frameBatch([encoder.one(built)]), 1);
       } catch (err) {
         counters.countDropped('encode_error');
         dropLog.note('encode_error', errorMessage(err));

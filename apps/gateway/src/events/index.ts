@@ -1,5 +1,6 @@
 // Request events (gateway -> logger): the JetStream publisher with its bounded local spool.
 
+export type { LazyRequestEvent } from './batch-encoder.js';
 export { DROP_REASONS, type DropReason, EVENT_METRIC_NAMES, type EventStats } from './event-metrics.js';
 export {
   createEventPublisher,

@@ -14,12 +14,14 @@ export class BodyCapture implements ChunkSink {
   private tailChunks: Buffer[] = [];
   private tailBytes = 0;
   private headCache: Buffer | undefined;
+  private sealed = false;
   total = 0;
 
   constructor(private readonly limit: number) {}
 
   // A method, not a bound closure: two captures are made per request.
   push(chunk: Buffer): void {
+    if (this.sealed) return;
     this.total += chunk.length;
     if (this.headBytes < this.limit) {
       this.headChunks.push(chunk);
@@ -30,6 +32,11 @@ export class BodyCapture implements ChunkSink {
     while (this.tailChunks.length > 1 && this.tailBytes - (this.tailChunks[0]?.length ?? 0) >= TAIL_BYTES) {
       this.tailBytes -= this.tailChunks.shift()?.length ?? 0;
     }
+  }
+
+  /** Ignores chunks from now on: what was seen so far is what the request event reports. */
+  seal(): void {
+    this.sealed = true;
   }
 
   /** The first `limit` bytes (read once the body is complete; the result is kept). */

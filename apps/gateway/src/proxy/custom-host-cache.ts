@@ -29,9 +29,17 @@ export class CustomHostCache {
    * Resolution gets at most 5 s, less when the request's own timeout is shorter.
    */
   async check(raw: string, requestTimeoutMs?: number): Promise<CheckedHost> {
-    const now = Date.now();
+    return this.cached(raw) ?? this.resolve(raw, requestTimeoutMs);
+  }
+
+  /** The checked host when a check of this value is cached and fresh (no promise, no wait). */
+  cached(raw: string): CheckedHost | undefined {
     const hit = this.entries.get(raw);
-    if (hit && hit.expires > now) return hit.host;
+    return hit && hit.expires > Date.now() ? hit.host : undefined;
+  }
+
+  private async resolve(raw: string, requestTimeoutMs: number | undefined): Promise<CheckedHost> {
+    const now = Date.now();
     const url = parseCustomHost(raw);
     const ms = Math.min(requestTimeoutMs ?? DNS_TIMEOUT_MS, DNS_TIMEOUT_MS);
     const target = await withTimeout(resolveSafeTarget(url, { allowlist: this.allowlist }), ms, () =>

@@ -154,8 +154,14 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         upRes.statusMessage,
         responseHeaders(upRes.headers, fr.extraResponseHeaders),
       );
-      // Event streams: send the headers now, so the client sees the stream open immediately.
-      if (upRes.headers['content-type']?.startsWith('text/event-stream')) res.flushHeaders();
+      // Event streams: the client must see the stream open at once. Events that came in the same
+      // read as the headers take them out in one write; otherwise the headers go alone right after
+      // this turn of the event loop (one write less per stream than flushing them here).
+      if (upRes.headers['content-type']?.startsWith('text/event-stream')) {
+        setImmediate(() => {
+          if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
+        });
+      }
       upRes.on('data', (chunk: Buffer) => {
         result.responseBytes += chunk.length;
         fr.responseSink?.push(chunk);

@@ -17,20 +17,29 @@ export function dataPlaneMetrics(registry: Registry): (res: ServerResponse) => v
     buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
     registers: [registry],
   });
-  const children = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  type Child = { count: { inc(): void }; time: { observe(v: number): void } };
+  // By method, then status: no key string to build per request.
+  const children = new Map<string, Map<number, Child>>();
+  const childFor = (method: string, status: number): Child => {
+    let byStatus = children.get(method);
+    if (!byStatus) {
+      byStatus = new Map();
+      children.set(method, byStatus);
+    }
+    let child = byStatus.get(status);
+    if (!child) {
+      const labels = { method, status: String(status) };
+      child = { count: requests.labels(labels), time: duration.labels(labels) };
+      byStatus.set(status, child);
+    }
+    return child;
+  };
   return (res) => {
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     res.once('close', () => {
-      const method = res.req.method ?? 'GET';
-      const key = `${method} ${res.statusCode}`;
-      let child = children.get(key);
-      if (!child) {
-        const labels = { method, status: String(res.statusCode) };
-        child = { count: requests.labels(labels), time: duration.labels(labels) };
-        children.set(key, child);
-      }
+      const child = childFor(res.req.method ?? 'GET', res.statusCode);
       child.count.inc();
-      child.time.observe(Number(process.hrtime.bigint() - start) / 1e9);
+      child.time.observe((performance.now() - start) / 1e3);
     });
   };
 }

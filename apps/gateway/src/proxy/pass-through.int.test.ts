@@ -2,6 +2,7 @@
 // envelope, timeouts, client aborts, limits, realtime, and custom hosts that must never be reached.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
 import WebSocket from 'ws';
@@ -171,9 +172,51 @@ describe('pass-through', () => {
       expect(received?.url).toBe('/v1/chat/completions');
       controller.abort();
       await closed;
+      // Its request event reports what was seen until the client left: a client abort, not an
+      // upstream failure (the upstream socket closing afterwards does not change it).
+      const customHost = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+      let seen = (await h.events(0)).length;
+      let event: RequestEvent | undefined;
+      for (let i = 0; i < 20 && !event; i++) {
+        const all = await h.events(seen + 1);
+        seen = all.length;
+        event = all.find((e) => e.provider?.customHost === customHost);
+      }
+      expect(event).toMatchObject({ statusCode: 200, isStream: true, responseSizeBytes: 15 });
+      expect(event?.error).toBeUndefined();
+      expect(event?.attempts[0]?.error).toBeUndefined();
+      expect(Buffer.from(event?.responseBody?.data ?? []).toString()).toBe('data: {"n":1}\n\n');
     } finally {
       slow.closeAllConnections();
       slow.close();
+    }
+  });
+
+  test('an event stream is open for the client before its first event', async () => {
+    const silent = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const controller = new AbortController();
+    try {
+      // fetch resolves with the headers: the provider has not sent a single byte of body.
+      const res = await post(
+        '/chat/completions',
+        {
+          'x-service-provider': 'openai',
+          'x-service-custom-host': `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`,
+        },
+        { ...chat, stream: true },
+        controller.signal,
+      );
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/event-stream');
+      expect(res.headers.get('x-service-provider')).toBe('openai');
+    } finally {
+      controller.abort();
+      silent.closeAllConnections();
+      silent.close();
     }
   });
 

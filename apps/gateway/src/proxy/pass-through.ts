@@ -19,7 +19,8 @@ import { bearer, resolveProvider } from './target.js';
 
 export interface PassThroughDeps {
   readonly config: GatewayConfig;
-  readonly publish: (event: RequestEvent) => void;
+  /** Takes the event as a function: the publisher builds it off the request path, in a batch. */
+  readonly publish: (event: () => RequestEvent) => void;
   readonly instanceId: string;
   readonly log: Logger;
 }
@@ -102,7 +103,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       let customHost: URL | undefined;
       let lookup: LookupFunction | undefined;
       if (service.customHost !== undefined) {
-        const checked = await customHosts.check(service.customHost, service.requestTimeoutMs);
+        const checked =
+          customHosts.cached(service.customHost) ??
+          (await customHosts.check(service.customHost, service.requestTimeoutMs));
         customHost = checked.url;
         facts.customHost = customHost.origin;
         lookup = checked.lookup;
@@ -128,7 +131,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           }
         }
       }
-      const target = provider.buildTarget({ ...base, ...(body ? { body, json } : {}) });
+      const target = provider.buildTarget(body ? { ...base, body, json } : base);
       const headers = upstreamHeaders(clientHeadersForProvider(req.headers), target, service.forwardHeaders);
       result = await forward(res, {
         method,
@@ -165,7 +168,13 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       // Drain an unread body so the connection can be reused.
       if (!req.readableEnded) req.resume();
     }
-    // The response is complete (forward resolves on close): this is off the client's path.
-    deps.publish(buildRequestEvent(facts, result));
+    // The response is complete (forward resolves on close): this is off the client's path. The
+    // event is built later, by the publisher: freeze now what it reports (a late 'aborted' or body
+    // chunk after the close must not change it).
+    const completedAt = Date.now();
+    request.seal();
+    response.seal();
+    const outcome = result && { ...result };
+    deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };
 }

@@ -40,8 +40,12 @@ function micros(ms: number): number {
   return ms > 0 ? Math.round(ms * 1000) : 0;
 }
 
-export function buildRequestEvent(facts: RequestFacts, result: ForwardResult | undefined): RequestEvent {
-  const completedAt = Date.now();
+/** `completedAt`: when the response was complete (now by default; the event may be built later). */
+export function buildRequestEvent(
+  facts: RequestFacts,
+  result: ForwardResult | undefined,
+  completedAt: number = Date.now(),
+): RequestEvent {
   const responseType = result?.responseHeaders['content-type'];
   const isStream = responseType?.startsWith('text/event-stream') ?? false;
   const responseFacts = readResponseFacts(responseType, facts.response.complete(), facts.response.tail());

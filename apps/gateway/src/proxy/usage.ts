@@ -72,22 +72,20 @@ function complete(found: Partial<Usage>): Usage {
   };
 }
 
-function occurrences(text: string, needle: string): number {
-  let count = 0;
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) count++;
-  return count;
-}
-
 /**
  * Whether a `data:` line may carry usage (`usage`, `usageMetadata`, or Anthropic's `message`). OpenAI
- * puts `"usage":null` on every content chunk: a line whose only mentions are that names none, and
- * parsing it would yield nothing (each such mention holds exactly one `sage`). A line with `\u`
- * escapes (a key could be spelled with them) is always parsed.
+ * puts `"usage":null` on every content chunk: a line whose every `sage` sits in such a mention
+ * names none, and parsing it would yield nothing. A line with `\\u` escapes (a key could be spelled
+ * with them) is always parsed.
  */
 function mayCarryUsage(line: string): boolean {
-  if (!line.includes('sage')) return false;
+  const first = line.indexOf('sage');
+  if (first < 0) return false;
   if (!line.includes('"usage":null') || line.includes('\\u')) return true;
-  return occurrences(line, 'sage') > occurrences(line, '"usage":null');
+  for (let at = first; at >= 0; at = line.indexOf('sage', at + 4)) {
+    if (!line.startsWith('"usage":null', at - 3)) return true;
+  }
+  return false;
 }
 
 /**

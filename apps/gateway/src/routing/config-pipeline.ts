@@ -1,0 +1,264 @@
+// A request with a config: runs the strategy over the config's leaves (cache lookup, input
+// guardrails, calls with retries, output guardrails per leaf), sends the answer it settles on with
+// the config's response headers, and stores it in the cache once it went out whole.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { NormalisedConfig } from '@aigw/config-schema';
+import {
+  CACHE_STATUS_HEADER,
+  type CachedResponse,
+  type CacheStatus,
+  ResponseRecorder,
+  replay,
+} from '../cache/index.js';
+import { isGatewayError } from '../errors.js';
+import {
+  GUARDRAIL_DENIED_HEADERS,
+  GUARDRAIL_DENIED_STATUS,
+  type GuardrailOutcomes,
+  type GuardrailResult,
+  guardrailResponseBody,
+} from '../guardrails/index.js';
+import type { ChunkSink } from '../proxy/capture.js';
+import { H } from '../request/service-headers.js';
+import {
+  type AttemptRecord,
+  type ConfigRequest,
+  type GuardrailRun,
+  type LeafCallDeps,
+  LeafCaller,
+  type LeafOutcome,
+} from './leaf-call.js';
+import { isJsonObject } from './leaf-upstream.js';
+import { type RelayResult, relay, sendBody, sendError } from './relay.js';
+import { runStrategy, type StrategyRun } from './strategy.js';
+
+export const RETRY_COUNT_HEADER = 'x-service-retry-attempt-count';
+export const LAST_USED_OPTION_HEADER = 'x-service-last-used-option-index';
+
+export interface ConfigPipelineDeps extends LeafCallDeps {
+  /** Largest answer the cache stores (CACHE_MAX_ENTRY_BYTES). */
+  readonly maxCacheEntryBytes: number;
+}
+
+/** What the request event reports of a config run. */
+export interface ConfigRunReport {
+  readonly result: RelayResult & { upstreamStartedAt: number; firstByteAt: number };
+  readonly provider: string;
+  readonly customHost: string;
+  readonly attempts: readonly AttemptRecord[];
+  readonly cacheStatus: CacheStatus;
+  /** The gateway answered itself (an error, a guardrail's 446). */
+  readonly gatewayError?: { code: string; message: string; type: string; status: number };
+  /** Every guardrail result, input then output, async ones included once they finish (never rejects). */
+  readonly guardrailResults: Promise<readonly StagedGuardrailResult[]>;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export async function runConfig(
+  res: ServerResponse,
+  config: NormalisedConfig,
+  request: ConfigRequest,
+  deps: ConfigPipelineDeps,
+  traceId: string,
+  responseSink: ChunkSink,
+): Promise<ConfigRunReport> {
+  const caller = new LeafCaller(deps, request);
+  const context = { metadata: request.metadata, params: isJsonObject(request.json) ? request.json : {} };
+  let run: StrategyRun<LeafOutcome>;
+  try {
+    run = await runStrategy(config, { context, call: caller.call, signal: request.signal });
+  } catch (err) {
+    if (!isGatewayError(err, 'no_matching_target')) throw err;
+    const path = err.param?.replace(/\.strategy$/, '') ?? config.path;
+    const result = await sendError(res, err, configHeaders(traceId, undefined, 0, path, 'DISABLED'), [
+      responseSink,
+    ]);
+    return report(caller, result, undefined, 'DISABLED', {
+      code: err.code ?? 'error',
+      message: err.message,
+      type: err.type,
+      status: err.status,
+    });
+  }
+  const { outcome, retries } = run;
+  const leaf = outcome.leaf;
+  const cacheStatus = leaf?.cache?.status ?? 'DISABLED';
+  const extra = configHeaders(traceId, leaf?.provider, retries, run.leaf.path, cacheStatus);
+  const sent = await send(res, outcome, extra, responseSink, deps.maxCacheEntryBytes);
+  const last = caller.attempts.at(-1);
+  if (last && (outcome.kind === 'response' || outcome.kind === 'held')) last.endedAt = sent.result.endedAt;
+  return report(caller, sent.result, outcome, cacheStatus, sent.gatewayError);
+}
+
+function configHeaders(
+  traceId: string,
+  provider: string | undefined,
+  retries: number,
+  path: string,
+  cacheStatus: CacheStatus,
+): Record<string, string> {
+  return {
+    [H.traceId]: traceId,
+    ...(provider === undefined ? {} : { 'x-service-provider': provider }),
+    [RETRY_COUNT_HEADER]: String(retries),
+    [LAST_USED_OPTION_HEADER]: path,
+    [CACHE_STATUS_HEADER]: cacheStatus,
+  };
+}
+
+type GatewayErrorFacts = ConfigRunReport['gatewayError'];
+
+const DENIED: NonNullable<GatewayErrorFacts> = {
+  code: 'guardrail_denied',
+  message: 'The request was denied by a guardrail',
+  type: 'guardrail_error',
+  status: GUARDRAIL_DENIED_STATUS,
+};
+
+async function send(
+  res: ServerResponse,
+  outcome: LeafOutcome,
+  extra: Record<string, string>,
+  sink: ChunkSink,
+  maxCacheEntryBytes: number,
+): Promise<{ result: RelayResult; gatewayError?: GatewayErrorFacts }> {
+  const leaf = outcome.leaf;
+  const outcomes: GuardrailOutcomes = { input: leaf?.input };
+  switch (outcome.kind) {
+    case 'error': {
+      const { error } = outcome;
+      const result = await sendError(res, error, extra, [sink]);
+      const facts = {
+        code: error.code ?? 'error',
+        message: error.message,
+        type: error.type,
+        status: error.status,
+      };
+      return { result, gatewayError: facts };
+    }
+    case 'denied':
+      return { result: await denied(res, outcomes, extra, sink), gatewayError: DENIED };
+    case 'hit':
+      return { result: await replayHit(res, outcome.hit, outcomes, extra, sink) };
+    case 'held': {
+      const all = { ...outcomes, output: outcome.output };
+      if (outcome.status === GUARDRAIL_DENIED_STATUS) {
+        return { result: await denied(res, all, extra, sink), gatewayError: DENIED };
+      }
+      const replaced = guardrailResponseBody(all, outcome.responseJson);
+      const body = replaced ? Buffer.from(JSON.stringify(replaced)) : outcome.body;
+      const headers = outcome.headers ?? {};
+      const result = await sendBody(res, outcome.status, headers, body, extra, [sink]);
+      // Only an answer every guardrail passed is stored: a hit would skip the output guardrails.
+      if (result.complete && outcome.status === outcome.providerStatus && leaf?.cache) {
+        const recorder = new ResponseRecorder(maxCacheEntryBytes);
+        recorder.head(outcome.providerStatus, headers);
+        recorder.push(outcome.body);
+        recorder.end();
+        void leaf.cache.store(recorder.result());
+      }
+      return { result };
+    }
+    case 'response': {
+      const { exchange } = outcome;
+      const response = exchange.response;
+      const recorder = leaf?.cache ? new ResponseRecorder(maxCacheEntryBytes) : undefined;
+      if (recorder && response) recorder.head(response.statusCode ?? 0, response.headers);
+      const result = await relay(res, exchange, extra, recorder ? [sink, recorder] : [sink]);
+      if (recorder && result.complete) {
+        recorder.end();
+        void leaf?.cache?.store(recorder.result());
+      }
+      return { result };
+    }
+  }
+}
+
+function denied(
+  res: ServerResponse,
+  outcomes: GuardrailOutcomes,
+  extra: Record<string, string>,
+  sink: ChunkSink,
+): Promise<RelayResult> {
+  const body = Buffer.from(JSON.stringify(guardrailResponseBody(outcomes)));
+  const headers: IncomingHttpHeaders = { ...GUARDRAIL_DENIED_HEADERS, 'content-type': JSON_TYPE };
+  return sendBody(res, GUARDRAIL_DENIED_STATUS, headers, body, extra, [sink]);
+}
+
+/** A stored answer; with a failed input guardrail (no deny) it becomes a 246 with hook_results. */
+async function replayHit(
+  res: ServerResponse,
+  hit: CachedResponse,
+  outcomes: GuardrailOutcomes,
+  extra: Record<string, string>,
+  sink: ChunkSink,
+): Promise<RelayResult> {
+  let served = hit;
+  if (outcomes.input?.verdict === false) {
+    const replaced = hit.streamed ? undefined : guardrailResponseBody(outcomes, parseJson(hit.body));
+    served = {
+      ...hit,
+      status: 246,
+      ...(replaced ? { body: Buffer.from(JSON.stringify(replaced)) } : {}),
+    };
+  }
+  sink.push(served.body);
+  await replay(res, served, extra);
+  return {
+    status: served.status,
+    endedAt: Date.now(),
+    responseBytes: served.body.length,
+    responseHeaders: served.headers,
+    clientAborted: !res.writableFinished,
+    complete: res.writableFinished,
+  };
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function report(
+  caller: LeafCaller,
+  result: RelayResult,
+  outcome: LeafOutcome | undefined,
+  cacheStatus: CacheStatus,
+  gatewayError: GatewayErrorFacts,
+): ConfigRunReport {
+  const exchange = outcome?.kind === 'response' || outcome?.kind === 'held' ? outcome.exchange : undefined;
+  return {
+    result: {
+      ...result,
+      upstreamStartedAt: caller.attempts[0]?.startedAt ?? 0,
+      firstByteAt: exchange?.firstByteAt ?? 0,
+    },
+    provider: outcome?.leaf?.provider ?? '',
+    customHost: outcome?.leaf?.customHost ?? '',
+    attempts: caller.attempts,
+    cacheStatus,
+    ...(gatewayError ? { gatewayError } : {}),
+    guardrailResults: stagedResults(caller.guardrailRuns),
+  };
+}
+
+export interface StagedGuardrailResult extends GuardrailResult {
+  readonly stage: 'input' | 'output';
+  /** This failure denied the request (446). */
+  readonly denied: boolean;
+}
+
+async function stagedResults(runs: readonly GuardrailRun[]): Promise<StagedGuardrailResult[]> {
+  const ordered = [...runs].sort((a, b) => (a.stage === b.stage ? 0 : a.stage === 'input' ? -1 : 1));
+  const out: StagedGuardrailResult[] = [];
+  for (const { stage, outcome } of ordered) {
+    for (const r of outcome.results)
+      out.push({ ...r, stage, denied: outcome.denied && !r.verdict && r.deny });
+    for (const r of (await outcome.asyncResults) ?? []) out.push({ ...r, stage, denied: false });
+  }
+  return out;
+}

@@ -1,0 +1,299 @@
+// One call of a config leaf as the strategy sees it. Once per leaf: its target (provider, custom
+// host, override_params), its cache lookup and its input guardrails; then per call: the upstream
+// exchange up to the answer's head, or the whole answer when guardrails must read it.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ConfigNode, Guardrail } from '@aigw/config-schema';
+import { AppError } from '@aigw/runtime';
+import type { CachedResponse, CacheLookup, ResponseCache } from '../cache/index.js';
+import { gatewayError } from '../errors.js';
+import {
+  GUARDRAIL_DENIED_STATUS,
+  type GuardrailContext,
+  type GuardrailOutcome,
+  guardrailStatus,
+} from '../guardrails/index.js';
+import type { CustomHostCache } from '../proxy/custom-host-cache.js';
+import type { CacheHeaders } from './cache-headers.js';
+import { type HeaderProvider, leafTarget } from './leaf-target.js';
+import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream.js';
+import type { StrategyOutcome } from './strategy.js';
+import { isEventStream, streamText } from './stream-text.js';
+import { callUpstream, readAnswer, type UpstreamExchange } from './upstream-call.js';
+
+export interface AttemptRecord {
+  readonly targetPath: string;
+  readonly provider: string;
+  readonly customHost: string;
+  readonly model: string;
+  readonly retryIndex: number;
+  readonly startedAt: number;
+  statusCode: number;
+  endedAt: number;
+  error?: { code: string; message: string; type: string };
+}
+
+export interface GuardrailRun {
+  readonly stage: 'input' | 'output';
+  readonly outcome: GuardrailOutcome;
+}
+
+export type GuardrailRunner = (
+  list: readonly Guardrail[],
+  ctx: GuardrailContext,
+) => Promise<GuardrailOutcome>;
+
+export interface LeafCallDeps {
+  readonly customHosts: CustomHostCache;
+  readonly cache: ResponseCache;
+  readonly guardrails: GuardrailRunner;
+  /** Idle limit of upstream sockets. */
+  readonly idleTimeoutMs: number;
+  /** Largest answer read whole for guardrails. */
+  readonly maxAnswerBytes: number;
+}
+
+/** The request as the gateway read it (once) for a config. */
+export interface ConfigRequest {
+  readonly method: string;
+  /** Below `/v1`, without the query. */
+  readonly path: string;
+  /** `?...` or ''. */
+  readonly search: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly headerProvider: HeaderProvider;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly cacheHeaders: CacheHeaders;
+  readonly body: Buffer;
+  /** The parsed body when it is JSON. */
+  readonly json: unknown;
+  /** Aborted when the client went away. */
+  readonly signal: AbortSignal;
+}
+
+/** A leaf ready to be called. */
+export interface PreparedLeaf extends UpstreamPlan {
+  readonly node: ConfigNode;
+  readonly provider: string;
+  readonly customHost: string;
+  readonly cache: CacheLookup | undefined;
+  readonly input: GuardrailOutcome | undefined;
+}
+
+interface Base extends StrategyOutcome {
+  /** Undefined when the leaf could not be prepared (its error says why). */
+  readonly leaf: PreparedLeaf | undefined;
+}
+
+export type LeafOutcome =
+  /** An answer whose head is in: relayed as it streams. */
+  | (Base & { readonly kind: 'response'; readonly exchange: UpstreamExchange })
+  /** An answer read whole for guardrails; `status` is 246/446 when they failed. */
+  | (Base & {
+      readonly kind: 'held';
+      readonly exchange: UpstreamExchange;
+      readonly providerStatus: number;
+      readonly body: Buffer;
+      readonly responseJson: unknown;
+      readonly output: GuardrailOutcome | undefined;
+    })
+  | (Base & { readonly kind: 'hit'; readonly hit: CachedResponse })
+  /** An input guardrail denied the request (446): the provider was not called. */
+  | (Base & { readonly kind: 'denied' })
+  | (Base & { readonly kind: 'error'; readonly error: AppError });
+
+const noop = () => {};
+const ok = (status: number) => status >= 200 && status <= 299;
+
+export class LeafCaller {
+  readonly attempts: AttemptRecord[] = [];
+  readonly guardrailRuns: GuardrailRun[] = [];
+  private readonly leaves = new Map<string, Promise<PreparedLeaf>>();
+  private readonly inputRuns = new Map<readonly Guardrail[], Map<unknown, Promise<GuardrailOutcome>>>();
+
+  constructor(
+    private readonly deps: LeafCallDeps,
+    private readonly request: ConfigRequest,
+  ) {}
+
+  /** The strategy's `call`: never rejects on a gateway error, which becomes a failed outcome. */
+  readonly call = async (node: ConfigNode, retry: number): Promise<LeafOutcome> => {
+    let leaf: PreparedLeaf | undefined;
+    try {
+      leaf = await this.prepared(node);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return {
+        kind: 'error',
+        leaf: undefined,
+        error: err,
+        status: err.status,
+        failed: true,
+        final: true,
+        discard: noop,
+      };
+    }
+    if (leaf.input?.denied) {
+      return {
+        kind: 'denied',
+        leaf,
+        status: GUARDRAIL_DENIED_STATUS,
+        failed: false,
+        final: true,
+        discard: noop,
+      };
+    }
+    const hit = leaf.cache?.hit;
+    if (hit) return { kind: 'hit', leaf, hit, status: hit.status, failed: false, final: true, discard: noop };
+    if (this.request.signal.aborted) {
+      const error = gatewayError('bad_request', 'The client closed the request');
+      return { kind: 'error', leaf, error, status: 499, failed: true, final: true, discard: noop };
+    }
+    return this.exchange(leaf, retry);
+  };
+
+  private prepared(node: ConfigNode): Promise<PreparedLeaf> {
+    let leaf = this.leaves.get(node.path);
+    if (!leaf) {
+      leaf = this.prepare(node);
+      this.leaves.set(node.path, leaf);
+    }
+    return leaf;
+  }
+
+  private async prepare(node: ConfigNode): Promise<PreparedLeaf> {
+    const { request, deps } = this;
+    const s = node.settings;
+    const target = leafTarget(s, request.headerProvider);
+    const plan = await prepareUpstream(request, target, s, deps.customHosts);
+    const provider = target.provider.id;
+    const cache = s.cache
+      ? await deps.cache.lookup({
+          settings: s.cache,
+          method: request.method,
+          path: request.path,
+          provider,
+          url: plan.url,
+          body: plan.json ?? plan.body,
+          namespace: request.cacheHeaders.namespace,
+          forceRefresh: request.cacheHeaders.forceRefresh,
+          scope: '',
+        })
+      : undefined;
+    const input = s.input_guardrails?.length
+      ? await this.runInput(s.input_guardrails, plan.json, provider)
+      : undefined;
+    // A failed input guardrail without deny adds its results to the answer (246): read it whole.
+    const readsAnswer = plan.readsAnswer || input?.verdict === false;
+    if (readsAnswer) plainAnswer(plan.headers, target.forwardHeaders);
+    return {
+      ...plan,
+      readsAnswer,
+      node,
+      provider,
+      customHost: plan.customHostUrl?.origin ?? '',
+      cache,
+      input,
+    };
+  }
+
+  /** Leaves sharing a guardrail list and a body share one run (an inherited list is one object). */
+  private runInput(list: readonly Guardrail[], json: unknown, provider: string): Promise<GuardrailOutcome> {
+    let byBody = this.inputRuns.get(list);
+    if (!byBody) {
+      byBody = new Map();
+      this.inputRuns.set(list, byBody);
+    }
+    let run = byBody.get(json);
+    if (!run) {
+      run = this.deps.guardrails(list, {
+        phase: 'input',
+        requestJson: json,
+        metadata: this.request.metadata,
+        provider,
+      });
+      byBody.set(json, run);
+      void run.then((outcome) => this.guardrailRuns.push({ stage: 'input', outcome }));
+    }
+    return run;
+  }
+
+  private async exchange(leaf: PreparedLeaf, retry: number): Promise<LeafOutcome> {
+    const attempt: AttemptRecord = {
+      targetPath: leaf.node.path,
+      provider: leaf.provider,
+      customHost: leaf.customHost,
+      model: leaf.model,
+      retryIndex: retry,
+      startedAt: Date.now(),
+      statusCode: 0,
+      endedAt: 0,
+    };
+    this.attempts.push(attempt);
+    const exchange = await callUpstream({
+      method: this.request.method,
+      url: leaf.url,
+      headers: leaf.headers,
+      body: leaf.body,
+      lookup: leaf.lookup,
+      timeoutMs: leaf.timeoutMs,
+      idleTimeoutMs: this.deps.idleTimeoutMs,
+    });
+    attempt.endedAt = Date.now();
+    const response = exchange.response;
+    if (!response) return this.failed(leaf, attempt, exchange.error as AppError);
+    const status = response.statusCode ?? 502;
+    attempt.statusCode = status;
+    const discard = () => exchange.abort();
+    if (!leaf.readsAnswer || !ok(status)) {
+      return { kind: 'response', leaf, exchange, status, failed: false, headers: response.headers, discard };
+    }
+    let body: Buffer;
+    try {
+      body = await readAnswer(exchange, this.deps.maxAnswerBytes);
+    } catch (err) {
+      return this.failed(leaf, attempt, err as AppError);
+    }
+    attempt.endedAt = Date.now();
+    const stream = isEventStream(response.headers['content-type']);
+    const responseJson = stream ? undefined : parseJson(body);
+    const list = leaf.node.settings.output_guardrails;
+    const output = list?.length
+      ? await this.deps.guardrails(list, {
+          phase: 'output',
+          requestJson: leaf.json,
+          responseJson,
+          responseText: stream ? streamText(body) : body.toString('utf8'),
+          metadata: this.request.metadata,
+          provider: leaf.provider,
+        })
+      : undefined;
+    if (output) this.guardrailRuns.push({ stage: 'output', outcome: output });
+    return {
+      kind: 'held',
+      leaf,
+      exchange,
+      providerStatus: status,
+      body,
+      responseJson,
+      output,
+      status: guardrailStatus({ input: leaf.input, output }, status) ?? status,
+      failed: false,
+      headers: response.headers,
+      discard,
+    };
+  }
+
+  private failed(leaf: PreparedLeaf, attempt: AttemptRecord, error: AppError): LeafOutcome {
+    attempt.endedAt = Date.now();
+    attempt.error = { code: error.code ?? 'error', message: error.message, type: error.type };
+    return { kind: 'error', leaf, error, status: error.status, failed: true, discard: noop };
+  }
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

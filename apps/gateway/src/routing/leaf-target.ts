@@ -1,0 +1,93 @@
+// Where one config leaf sends the request: its provider, credential, custom host and provider
+// options, from the leaf's effective settings with the request headers filling in what it leaves out.
+import type { EffectiveSettings } from '@aigw/config-schema';
+import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
+import { resolveProvider } from '../proxy/target.js';
+
+/** What the request headers said about the provider (read once per request). */
+export interface HeaderProvider {
+  readonly provider: string | undefined;
+  /** `Authorization: Bearer <token>`. */
+  readonly token: string | undefined;
+  readonly customHost: string | undefined;
+  readonly cloud: CloudOptions;
+  readonly forwardHeaders: readonly string[];
+  readonly requestTimeoutMs: number | undefined;
+}
+
+export interface LeafTarget {
+  readonly provider: ProviderDefinition;
+  readonly token: string | undefined;
+  /** A custom host still to be SSRF-checked. */
+  readonly customHost: string | undefined;
+  readonly cloud: CloudOptions;
+  /** Provider headers the config asks for (`openai-project`, `openai-organization`). */
+  readonly setHeaders: Readonly<Record<string, string>>;
+  readonly forwardHeaders: readonly string[];
+  readonly timeoutMs: number | undefined;
+}
+
+/**
+ * The request headers' provider fields count only for a leaf of the same provider (or one that
+ * names none): a credential sent for one provider never goes to another, as in config inheritance.
+ */
+export function leafTarget(settings: EffectiveSettings, headers: HeaderProvider): LeafTarget {
+  const named = settings.provider?.trim().toLowerCase();
+  const fromHeaders = named === undefined || named === headers.provider;
+  const customHost = settings.custom_host ?? (fromHeaders ? headers.customHost : undefined);
+  const provider = resolveProvider(named ?? headers.provider, customHost !== undefined);
+  const setHeaders: Record<string, string> = {};
+  if (settings.openai_project !== undefined) setHeaders['openai-project'] = settings.openai_project;
+  if (settings.openai_organization !== undefined) {
+    setHeaders['openai-organization'] = settings.openai_organization;
+  }
+  const forwardHeaders = settings.forward_headers
+    ? [...new Set([...headers.forwardHeaders, ...settings.forward_headers])]
+    : headers.forwardHeaders;
+  return {
+    provider,
+    token: settings.api_key ?? (fromHeaders ? headers.token : undefined),
+    customHost,
+    cloud: cloudOptions(settings, fromHeaders ? headers.cloud : {}),
+    setHeaders,
+    forwardHeaders,
+    timeoutMs: settings.request_timeout ?? headers.requestTimeoutMs,
+  };
+}
+
+/** The config's provider options over the headers' ones, field by field. */
+export function cloudOptions(s: EffectiveSettings, base: CloudOptions): CloudOptions {
+  const azure = pick({
+    resourceName: s.azure_resource_name ?? base.azure?.resourceName,
+    deploymentId: s.azure_deployment_id ?? base.azure?.deploymentId,
+    apiVersion: s.azure_api_version ?? base.azure?.apiVersion,
+    modelName: s.azure_model_name ?? base.azure?.modelName,
+  });
+  const vertex = pick({
+    projectId: s.vertex_project_id ?? base.vertex?.projectId,
+    region: s.vertex_region ?? base.vertex?.region,
+    requestType: base.vertex?.requestType,
+  });
+  const bedrock = pick({
+    accessKeyId: s.aws_access_key_id ?? base.bedrock?.accessKeyId,
+    secretAccessKey: s.aws_secret_access_key ?? base.bedrock?.secretAccessKey,
+    sessionToken: s.aws_session_token ?? base.bedrock?.sessionToken,
+    region: s.aws_region ?? base.bedrock?.region,
+  });
+  const anthropicBeta = s.anthropic_beta ?? base.anthropicBeta;
+  const anthropicVersion = s.anthropic_version ?? base.anthropicVersion;
+  return {
+    ...(azure && { azure }),
+    ...(vertex && { vertex }),
+    ...(bedrock && { bedrock }),
+    ...(anthropicBeta !== undefined && { anthropicBeta }),
+    ...(anthropicVersion !== undefined && { anthropicVersion }),
+  };
+}
+
+/** The fields that are set, or undefined when none is (an absent option stays absent). */
+function pick<T extends Record<string, string | undefined>>(fields: T): Partial<T> | undefined {
+  const out: Partial<T> = {};
+  for (const key in fields) if (fields[key] !== undefined) out[key] = fields[key];
+  return Object.keys(out).length === 0 ? undefined : out;
+}
