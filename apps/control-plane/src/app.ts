@@ -62,7 +62,9 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       });
       closer.add('postgres', () => database.close());
       if (config.MASTER_KEY === undefined) {
-        log.warn('MASTER_KEY is not set: provider credentials cannot be stored (integrations and virtual keys with keys answer 500)');
+        log.warn(
+          'MASTER_KEY is not set: provider credentials cannot be stored (integrations and virtual keys with keys answer 500)',
+        );
       }
       const created = await bootstrap(database.db, config);
       if (created) {

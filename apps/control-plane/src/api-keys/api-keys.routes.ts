@@ -9,6 +9,7 @@ import type { ControlDatabase } from '../db/schema.js';
 import { conflict, invalid, limitReached } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
 import { apiKeyCreationRoutes } from './api-keys.creation.routes.js';
 import { type ApiKeyRow, apiKeyEntity, apiKeyToApi, apiKeyWithSecret } from './api-keys.entity.js';
@@ -149,6 +150,12 @@ export const apiKeyRoutes: RouteDefinition[] = [
           .where('id', '=', key.id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        await resetEntityLimitAlerts(
+          tx.db,
+          { kind: 'api_key', id: key.id },
+          key.usage_limits,
+          row.usage_limits,
+        );
         await tx.change(apiKeyEntity(row));
         return apiKeyToApi(row);
       });

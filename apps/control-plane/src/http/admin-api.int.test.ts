@@ -24,7 +24,10 @@ describe('admin API surface', () => {
   test('an unknown admin route is 404 AB08', async ({ cp }) => {
     const response = await cp.call('get', '/no-such-family');
     expect(response.status).toBe(404);
-    expect(response.body.error).toMatchObject({ code: 'AB08', message: 'no admin route GET /v1/no-such-family' });
+    expect(response.body.error).toMatchObject({
+      code: 'AB08',
+      message: 'no admin route GET /v1/no-such-family',
+    });
   });
 
   test('refuses missing and unknown credentials with 401 AB05 in the error envelope', async ({ cp }) => {

@@ -7,6 +7,7 @@ import { visibleWorkspace } from '../auth/visibility.js';
 import { conflict } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { deleteProvider } from '../providers/providers.repository.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
 import { credentialColumns } from './credentials.seal.js';
@@ -160,7 +161,7 @@ export const integrationRoutes: RouteDefinition[] = [
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
       const credentials = credentialColumns(body.credentials, target, 'body.credentials');
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
-        await findIntegration(tx.db, principal, before.id, { forUpdate: true });
+        const current = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
         let row: IntegrationRow;
         try {
           row = await tx.db
@@ -193,6 +194,8 @@ export const integrationRoutes: RouteDefinition[] = [
           if (isUniqueViolation(err)) throw slugTaken(body.slug ?? before.slug);
           throw err;
         }
+        const subject = { kind: 'integration', id: row.id } as const;
+        await resetEntityLimitAlerts(tx.db, subject, current.usage_limits, row.usage_limits);
         await tx.change(integrationEntity(row));
         return integrationToApi(row);
       });

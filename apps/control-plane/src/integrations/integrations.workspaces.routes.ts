@@ -3,6 +3,7 @@
 import { sql } from 'kysely';
 import { toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { createDefaultProviders } from './integrations.default-providers.js';
 import { integrationEntity, integrationWorkspaceToApi } from './integrations.entity.js';
 import { findIntegration, mergeEntries, resolveEntries } from './integrations.repository.js';
@@ -60,6 +61,17 @@ export const integrationWorkspaceRoutes: RouteDefinition[] = [
           .where('id', '=', current.id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        for (const entry of entries) {
+          const previous = current.workspaces.find((e) => e.workspace_id === entry.workspace_id);
+          const subject = { kind: 'integration', id: row.id } as const;
+          await resetEntityLimitAlerts(
+            tx.db,
+            subject,
+            previous?.usage_limits,
+            entry.usage_limits,
+            entry.workspace_id,
+          );
+        }
         await tx.change(integrationEntity(row));
         if (body.create_default_provider !== false) {
           const named = new Set(updates.map((u) => u.workspace_id));

@@ -45,7 +45,17 @@ export async function resetAlerts(
   resets: AlertResets,
   only?: { key: string; values: readonly string[] },
 ): Promise<number> {
+  return clearAlerts(db, subject, resets, { only });
+}
+
+async function clearAlerts(
+  db: Kysely<ControlDatabase>,
+  subject: AlertSubject,
+  resets: AlertResets,
+  filter: { only?: { key: string; values: readonly string[] } | undefined; groupKey?: string },
+): Promise<number> {
   if (!resets.threshold && !resets.exhausted) return 0;
+  const { only, groupKey } = filter;
   let query = policyDb(db)
     .updateTable('policy_alerts')
     .set({
@@ -56,8 +66,58 @@ export async function resetAlerts(
     .where('subject_kind', '=', subject.kind)
     .where('subject_id', '=', subject.id);
   if (only) query = query.where((eb) => eb(eb.ref('group_values', '->>').key(only.key), 'in', only.values));
+  if (groupKey !== undefined) query = query.where('group_key', '=', groupKey);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+const LIMIT_TYPES = ['cost', 'tokens'] as const;
+
+/**
+ * The alert group of a usage limit set directly on a key, workspace, provider or integration: its
+ * type, plus the workspace for an integration's per-workspace limit (subject kind `integration`).
+ */
+export function entityLimitGroup(
+  type: (typeof LIMIT_TYPES)[number],
+  workspaceId?: string,
+): { key: string; values: Record<string, string> } {
+  const values: Record<string, string> =
+    workspaceId === undefined ? { type } : { workspace_id: workspaceId, type };
+  return { key: JSON.stringify(Object.entries(values)), values };
+}
+
+function limitOfType(limits: unknown, type: string): LimitValues {
+  const found = (Array.isArray(limits) ? (limits as Record<string, unknown>[]) : []).find(
+    (l) => (l.type ?? 'cost') === type,
+  );
+  // No limit is no ceiling: removing a limit lifts it as a raise would.
+  if (!found || typeof found.credit_limit !== 'number')
+    return { credit_limit: Number.POSITIVE_INFINITY, alert_threshold: null };
+  const threshold = found.alert_threshold;
+  return {
+    credit_limit: found.credit_limit,
+    alert_threshold: typeof threshold === 'number' ? threshold : null,
+  };
+}
+
+/**
+ * Spec part 3 for limits set on an entity (stored `usage_limits` before and after an update): the
+ * resets of each limit type. Exhaustion itself is derived, so reactivation needs nothing more.
+ * Call it inside the update's transaction.
+ */
+export async function resetEntityLimitAlerts(
+  db: Kysely<ControlDatabase>,
+  subject: AlertSubject,
+  before: unknown,
+  after: unknown,
+  workspaceId?: string,
+): Promise<number> {
+  let cleared = 0;
+  for (const type of LIMIT_TYPES) {
+    const resets = alertResets(limitOfType(before, type), limitOfType(after, type));
+    cleared += await clearAlerts(db, subject, resets, { groupKey: entityLimitGroup(type, workspaceId).key });
+  }
+  return cleared;
 }
 
 /** One canonical text per group: the policy's group_by keys in order, with this group's values. */

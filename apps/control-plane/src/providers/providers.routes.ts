@@ -6,6 +6,7 @@ import { conflict } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { usableIntegration } from '../integrations/integrations.repository.js';
+import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { providerToApi } from './providers.entity.js';
 import {
   creatorOf,
@@ -165,6 +166,12 @@ export const providerRoutes: RouteDefinition[] = [
             ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
           },
           body.slug ?? current.slug,
+        );
+        await resetEntityLimitAlerts(
+          tx.db,
+          { kind: 'provider', id: row.id },
+          current.usage_limits,
+          row.usage_limits,
         );
         return providerToApi(row);
       });

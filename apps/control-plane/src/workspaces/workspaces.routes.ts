@@ -8,6 +8,7 @@ import type { ControlDatabase } from '../db/schema.js';
 import { conflict, forbidden, invalid, notFound } from '../http/api-errors.js';
 import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import {
   organisationAccess,
   type WorkspaceRow,
@@ -185,6 +186,12 @@ export const workspaceRoutes: RouteDefinition[] = [
           if (isUniqueViolation(err)) throw slugTaken(slug);
           throw err;
         }
+        await resetEntityLimitAlerts(
+          tx.db,
+          { kind: 'workspace', id },
+          current.usage_limits,
+          row.usage_limits,
+        );
         await tx.change(workspaceEntity(row));
         return workspaceToApi(row, await organisationAccess(tx.db, principal.organisationId));
       });
