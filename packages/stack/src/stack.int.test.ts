@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,11 +50,12 @@ describe('pnpm start', () => {
       logger: await freePort(),
       loggerGrpc: await freePort(),
     };
+    const dataDir = mkdtempSync(join(tmpdir(), 'aigw-stack-'));
     const { child, output } = runStack({
       DATABASE_URL: pg.url,
       REDIS_URL: redis.url,
       NATS_URL: nats.url,
-      AIGW_DATA_DIR: mkdtempSync(join(tmpdir(), 'aigw-stack-')),
+      AIGW_DATA_DIR: dataDir,
       GATEWAY_PORT: String(ports.gateway),
       CONTROL_PLANE_PORT: String(ports.controlPlane),
       CONTROL_PLANE_GRPC_PORT: String(ports.controlPlaneGrpc),
@@ -78,6 +79,14 @@ describe('pnpm start', () => {
         const metrics = await (await fetch(`${base}/metrics`)).text();
         expect(metrics, `${app} /metrics`).toContain(`app="${app}"`);
       }
+      // The quick start's admin key (kept in the data directory) works against the admin API.
+      const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
+      expect(output()).toContain(join(dataDir, 'admin.key'));
+      expect(output()).not.toContain(adminKey);
+      const organisation = await fetch(`http://127.0.0.1:${ports.controlPlane}/v1/organisation`, {
+        headers: { 'x-service-api-key': adminKey },
+      });
+      expect(organisation.status).toBe(200);
     } finally {
       child.kill('SIGTERM');
     }

@@ -1,18 +1,12 @@
 // Request and response schemas of the config routes. The config object itself is validated by
 // @aigw/config-schema (configs.validate.ts), so here it is only "a JSON object".
 import { z } from 'zod';
-import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
+import { idOrSlug, listSchema, pageQuery, statusAndNameQuery, workspaceLookupQuery } from '../http/list.js';
 import { entityNameSchema, entitySlugSchema } from '../integrations/integrations.schema.js';
 
 const configObject = z
   .record(z.string(), z.unknown())
   .describe('The gateway config object (docs/config.md); stored as sent, validated like an inline config');
-
-const exactName = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters');
 
 export const createConfigBody = z
   .object({
@@ -42,16 +36,13 @@ export const configVersionParams = z.object({
   version: z.coerce.number().int().min(1).max(2_147_483_647),
 });
 
-/** Disambiguates a slug for organisation-level callers (slugs are unique per workspace). */
-export const configLookupQuery = z.object({ workspace_id: idOrSlug.optional() }).strict();
+export const configLookupQuery = workspaceLookupQuery;
 
 export const listConfigsQuery = z
   .object({
     ...pageQuery,
     workspace_id: idOrSlug.optional(),
-    status: csvEnum(['active', 'archived']).default(['active']),
-    /** Exact, case-sensitive name. */
-    name: exactName.optional(),
+    ...statusAndNameQuery,
   })
   .strict();
 

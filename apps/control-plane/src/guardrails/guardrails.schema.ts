@@ -1,14 +1,8 @@
 // Request and response schemas of the guardrail routes.
 import { z } from 'zod';
-import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
+import { idOrSlug, listSchema, pageQuery, statusAndNameQuery, workspaceLookupQuery } from '../http/list.js';
 import { entityNameSchema, entitySlugSchema } from '../integrations/integrations.schema.js';
 import { actionsSchema, checksSchema } from './guardrails.checks.js';
-
-const exactName = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters');
 
 export const createGuardrailBody = z
   .object({
@@ -38,17 +32,14 @@ export const updateGuardrailBody = z
 
 export const guardrailParams = z.object({ guardrailId: idOrSlug });
 
-/** Disambiguates a slug for organisation-level callers (slugs are unique per workspace). */
-export const guardrailLookupQuery = z.object({ workspace_id: idOrSlug.optional() }).strict();
+export const guardrailLookupQuery = workspaceLookupQuery;
 
 export const listGuardrailsQuery = z
   .object({
     ...pageQuery,
     /** The guardrails usable in this workspace: its own and the organisation's. */
     workspace_id: idOrSlug.optional(),
-    status: csvEnum(['active', 'archived']).default(['active']),
-    /** Exact, case-sensitive name. */
-    name: exactName.optional(),
+    ...statusAndNameQuery,
   })
   .strict();
 

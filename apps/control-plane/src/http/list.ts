@@ -53,3 +53,18 @@ export const idOrSlug = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'must be a uuid or a slug');
 
 export const uuid = z.uuid();
+
+/** Disambiguates a slug for organisation-level callers (slugs are unique per workspace). */
+export const workspaceLookupQuery = z.object({ workspace_id: idOrSlug.optional() }).strict();
+
+/** Spread into the query of an archivable named entity: active ones by default, exact name match. */
+export const statusAndNameQuery = {
+  status: csvEnum(['active', 'archived']).default(['active']),
+  /** Exact, case-sensitive name. */
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
+    .optional(),
+};

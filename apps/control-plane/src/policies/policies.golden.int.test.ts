@@ -3,7 +3,7 @@
 // entities routes built on it. Refresh with UPDATE_GOLDEN=1 after a deliberate change only.
 import { describe } from 'vitest';
 import { test } from '../../test/harness.js';
-import { expectGolden, GoldenCase } from './policies.golden.js';
+import { expectGolden, GoldenCase } from './policies.golden.test-support.js';
 import { createWorkspace } from './policies.test-support.js';
 
 const rate = (name: string, extra: Record<string, unknown>) => ({

@@ -7,6 +7,7 @@ import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { usableIntegration } from '../integrations/integrations.repository.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
+import { changedColumns, limitColumns } from './providers.columns.js';
 import { providerToApi } from './providers.entity.js';
 import {
   creatorOf,
@@ -65,10 +66,7 @@ export const providerRoutes: RouteDefinition[] = [
             slug: body.slug ?? integration.slug,
             note: body.note ?? '',
             ai_provider: integration.ai_provider,
-            allowed_models: body.allowed_models ?? [],
-            rate_limits: JSON.stringify(body.rate_limits ?? []),
-            usage_limits: JSON.stringify(body.usage_limits ?? []),
-            expires_at: body.expires_at ?? null,
+            ...limitColumns(body),
             tags: JSON.stringify(body.tags ?? {}),
             ...creatorOf(principal),
           },
@@ -151,18 +149,7 @@ export const providerRoutes: RouteDefinition[] = [
           tx,
           current.id,
           {
-            ...(body.name !== undefined ? { name: body.name } : {}),
-            ...(body.slug !== undefined ? { slug: body.slug } : {}),
-            ...(body.note !== undefined ? { note: body.note } : {}),
-            ...(body.status !== undefined ? { status: body.status } : {}),
-            ...(body.allowed_models !== undefined ? { allowed_models: body.allowed_models } : {}),
-            ...(body.rate_limits !== undefined
-              ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
-              : {}),
-            ...(body.usage_limits !== undefined
-              ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
-              : {}),
-            ...(body.expires_at !== undefined ? { expires_at: body.expires_at } : {}),
+            ...changedColumns(body),
             ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
           },
           body.slug ?? current.slug,

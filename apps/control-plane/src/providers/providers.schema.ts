@@ -19,6 +19,25 @@ export const futureInstant = z.iso
 
 export const noteSchema = z.string().max(1024);
 
+/** Body fields of a new provider that a legacy virtual key takes too. */
+export const providerLimitFields = {
+  note: noteSchema.optional(),
+  allowed_models: allowedModelsSchema.optional(),
+  rate_limits: rateLimitsSchema.optional(),
+  usage_limits: usageLimitsSchema.optional(),
+  expires_at: futureInstant.optional(),
+};
+
+/** Their update counterparts; `status` toggles active/disabled and null clears a limit. */
+export const providerLimitChangeFields = {
+  note: noteSchema.optional(),
+  status: z.enum(['active', 'disabled']).optional(),
+  allowed_models: allowedModelsSchema.optional(),
+  rate_limits: rateLimitsSchema.nullable().optional(),
+  usage_limits: usageLimitsSchema.nullable().optional(),
+  expires_at: futureInstant.nullable().optional(),
+};
+
 export const createProviderBody = z
   .object({
     /** Required for organisation-level callers; workspace-bound callers default to theirs. */
@@ -27,26 +46,17 @@ export const createProviderBody = z
     /** Default: the integration's name and slug. */
     name: entityNameSchema.optional(),
     slug: entitySlugSchema.optional(),
-    note: noteSchema.optional(),
-    allowed_models: allowedModelsSchema.optional(),
-    rate_limits: rateLimitsSchema.optional(),
-    usage_limits: usageLimitsSchema.optional(),
-    expires_at: futureInstant.optional(),
+    ...providerLimitFields,
     tags: tagsSchema.optional(),
   })
   .strict();
 
-/** The workspace and the integration never change; `status` toggles active/disabled. */
+/** The workspace and the integration never change. */
 export const updateProviderBody = z
   .object({
     name: entityNameSchema.optional(),
     slug: entitySlugSchema.optional(),
-    note: noteSchema.optional(),
-    status: z.enum(['active', 'disabled']).optional(),
-    allowed_models: allowedModelsSchema.optional(),
-    rate_limits: rateLimitsSchema.nullable().optional(),
-    usage_limits: usageLimitsSchema.nullable().optional(),
-    expires_at: futureInstant.nullable().optional(),
+    ...providerLimitChangeFields,
     tags: tagsSchema.optional(),
   })
   .strict()

@@ -9,6 +9,7 @@ import { credentialColumns } from '../integrations/credentials.seal.js';
 import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
+import { changedColumns, limitColumns } from '../providers/providers.columns.js';
 import {
   creatorOf,
   deleteProvider,
@@ -72,10 +73,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
             ai_provider: body.provider,
             ...credentials,
             options: JSON.stringify(options),
-            allowed_models: body.allowed_models ?? [],
-            rate_limits: JSON.stringify(body.rate_limits ?? []),
-            usage_limits: JSON.stringify(body.usage_limits ?? []),
-            expires_at: body.expires_at ?? null,
+            ...limitColumns(body),
             ...creatorOf(principal),
           },
           'body.slug',
@@ -153,20 +151,9 @@ export const virtualKeyRoutes: RouteDefinition[] = [
           tx,
           current.id,
           {
-            ...(body.name !== undefined ? { name: body.name } : {}),
-            ...(body.slug !== undefined ? { slug: body.slug } : {}),
-            ...(body.note !== undefined ? { note: body.note } : {}),
-            ...(body.status !== undefined ? { status: body.status } : {}),
+            ...changedColumns(body),
             ...credentials,
             ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
-            ...(body.allowed_models !== undefined ? { allowed_models: body.allowed_models } : {}),
-            ...(body.rate_limits !== undefined
-              ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
-              : {}),
-            ...(body.usage_limits !== undefined
-              ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
-              : {}),
-            ...(body.expires_at !== undefined ? { expires_at: body.expires_at } : {}),
           },
           body.slug ?? current.slug,
         );

@@ -3,15 +3,13 @@ import { z } from 'zod';
 import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
 import { secretSchema } from '../integrations/credentials.js';
 import {
-  allowedModelsSchema,
   entityNameSchema,
   entitySlugSchema,
   rateLimitOut,
   usageLimitOut,
 } from '../integrations/integrations.schema.js';
 import { AI_PROVIDERS } from '../integrations/provider-types.js';
-import { rateLimitsSchema, usageLimitsSchema } from '../limits/limits.schema.js';
-import { futureInstant, noteSchema } from '../providers/providers.schema.js';
+import { providerLimitChangeFields, providerLimitFields } from '../providers/providers.schema.js';
 
 const looseObject = z.record(z.string(), z.unknown());
 
@@ -28,11 +26,7 @@ export const createVirtualKeyBody = z
     key: secretSchema.optional(),
     credentials: looseObject.optional(),
     options: looseObject.optional(),
-    note: noteSchema.optional(),
-    allowed_models: allowedModelsSchema.optional(),
-    rate_limits: rateLimitsSchema.optional(),
-    usage_limits: usageLimitsSchema.optional(),
-    expires_at: futureInstant.optional(),
+    ...providerLimitFields,
   })
   .strict();
 
@@ -43,12 +37,7 @@ export const updateVirtualKeyBody = z
     key: secretSchema.optional(),
     credentials: looseObject.nullable().optional(),
     options: looseObject.optional(),
-    note: noteSchema.optional(),
-    status: z.enum(['active', 'disabled']).optional(),
-    allowed_models: allowedModelsSchema.optional(),
-    rate_limits: rateLimitsSchema.nullable().optional(),
-    usage_limits: usageLimitsSchema.nullable().optional(),
-    expires_at: futureInstant.nullable().optional(),
+    ...providerLimitChangeFields,
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
