@@ -4,7 +4,7 @@ import { EntityKind } from '@aigw/proto';
 import { type Kysely, sql } from 'kysely';
 import { generateApiKey } from '../auth/api-key-secret.js';
 import type { Principal } from '../auth/principal.js';
-import { visibleWorkspace } from '../auth/visibility.js';
+import { lookupWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { conflict, invalid, limitReached } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
@@ -90,10 +90,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     query: listKeysQuery,
     response: apiKeyListSchema,
     async handler({ db, principal, query }) {
-      const workspaceId =
-        query.workspace_id === undefined
-          ? undefined
-          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listKeys(db, principal, query, workspaceId);
       return toList(rows.map(apiKeyToApi), total);
     },

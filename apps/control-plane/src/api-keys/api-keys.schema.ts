@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ALL_SCOPES, isScope } from '../auth/scopes.js';
 import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
-import { rateLimitsSchema, usageLimitsSchema } from '../limits/limits.schema.js';
+import { rateLimitsSchema, usageLimitOut, usageLimitsSchema } from '../limits/limits.schema.js';
 import { metadataSchema } from '../organisations/organisations.routes.js';
 
 /** Catalogue scopes only (unknown ones are 400), de-duplicated, at least one. */
@@ -71,17 +71,6 @@ export const listKeysQuery = z
 export type CreateKeyBody = z.output<typeof createAdminKeyBody>;
 export type UpdateKeyBody = z.output<typeof updateKeyBody>;
 export type ListKeysQuery = z.output<typeof listKeysQuery>;
-
-const usageLimitOut = z.object({
-  type: z.enum(['cost', 'tokens']),
-  credit_limit: z.number(),
-  alert_threshold: z.number().nullable().optional(),
-  periodic_reset: z.enum(['weekly', 'monthly']).nullable().optional(),
-  periodic_reset_days: z.number().int().nullable().optional(),
-  next_usage_reset_at: z.string().nullable().optional(),
-  /** Spent so far in this period: USD for `cost` (fractional), tokens for `tokens`. */
-  current_usage: z.number(),
-});
 
 export const apiKeySchema = z.object({
   id: z.uuid(),

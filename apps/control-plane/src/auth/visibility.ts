@@ -30,6 +30,15 @@ export async function visibleWorkspace(
   return row;
 }
 
+/** The id of the workspace a lookup or list is narrowed to (`?workspace_id=`), 404 when not visible. */
+export async function lookupWorkspace(
+  db: Kysely<ControlDatabase>,
+  principal: Principal,
+  ref: string | undefined,
+): Promise<string | undefined> {
+  return ref === undefined ? undefined : (await visibleWorkspace(db, principal, ref)).id;
+}
+
 /**
  * The workspace a workspace-level request acts on: the one given (id or slug), else the caller's
  * bound workspace; organisation callers must name one.

@@ -9,10 +9,11 @@ import type { SavedStatus } from '../guardrails/guardrails.db.js';
 import { conflict, invalid, notFound } from '../http/api-errors.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
+import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
 import { type ConfigDatabase, type ConfigRow, type ConfigVersionRow, configDb } from './configs.db.js';
 import { type ConfigSummaryRow, configEntity } from './configs.entity.js';
-import { candidatePrefix, firstFreeSlug, lockSlugs, slugFromName } from './slugs.js';
+import { lockSlugs } from './slugs.js';
 
 type Db = Kysely<ControlDatabase>;
 type Eb = ExpressionBuilder<ConfigDatabase, 'configs'>;

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.js';
-import { targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { conflict } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
@@ -42,15 +42,6 @@ import {
 import { configReferences, validateConfig } from './configs.validate.js';
 
 const TAG = 'Configs';
-
-/** The workspace a slug lookup is narrowed to (`?workspace_id=`), 404 when not visible. */
-async function lookupWorkspace(
-  db: Kysely<ControlDatabase>,
-  principal: Principal,
-  ref: string | undefined,
-): Promise<string | undefined> {
-  return ref === undefined ? undefined : (await visibleWorkspace(db, principal, ref)).id;
-}
 
 async function visibleConfig(
   db: Kysely<ControlDatabase>,

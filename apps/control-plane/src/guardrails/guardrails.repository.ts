@@ -6,11 +6,12 @@ import { type ExpressionBuilder, type Insertable, type Kysely, sql, type Updatea
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type ConfigDatabase, configDb } from '../configs/configs.db.js';
-import { candidatePrefix, firstFreeSlug, lockSlugs, slugFromName } from '../configs/slugs.js';
+import { lockSlugs } from '../configs/slugs.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { conflict, forbidden, invalid, notFound } from '../http/api-errors.js';
 import { pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
+import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
 import type { GuardrailRow, GuardrailsTable, SavedStatus } from './guardrails.db.js';
 import { guardrailEntity } from './guardrails.entity.js';

@@ -2,10 +2,7 @@
 // guardrails belong to one workspace; organisation-level ones (no workspace) serve every workspace
 // and only organisation-level callers change them.
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { Principal } from '../auth/principal.js';
-import { targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
-import type { ControlDatabase } from '../db/schema.js';
+import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict, invalid } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -90,10 +87,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     query: listGuardrailsQuery,
     response: guardrailListSchema,
     async handler({ db, principal, query }) {
-      const workspaceId =
-        query.workspace_id === undefined
-          ? undefined
-          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listGuardrails(db, principal, {
         page_size: query.page_size,
         current_page: query.current_page,
@@ -183,12 +177,3 @@ export const guardrailRoutes: RouteDefinition[] = [
     },
   }),
 ];
-
-/** The workspace a slug lookup is narrowed to (`?workspace_id=`), 404 when not visible. */
-async function lookupWorkspace(
-  db: Kysely<ControlDatabase>,
-  principal: Principal,
-  ref: string | undefined,
-): Promise<string | undefined> {
-  return ref === undefined ? undefined : (await visibleWorkspace(db, principal, ref)).id;
-}

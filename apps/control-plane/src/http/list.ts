@@ -60,11 +60,12 @@ export const workspaceLookupQuery = z.object({ workspace_id: idOrSlug.optional()
 /** Spread into the query of an archivable named entity: active ones by default, exact name match. */
 export const statusAndNameQuery = {
   status: csvEnum(['active', 'archived']).default(['active']),
-  /** Exact, case-sensitive name. */
+  /** Exact, case-sensitive name (no trimming, no pattern). */
   name: z
     .string()
     .min(1)
     .max(255)
+    // Postgres text cannot hold NUL: such a value would fail the query (500) instead of matching nothing.
     .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
     .optional(),
 };

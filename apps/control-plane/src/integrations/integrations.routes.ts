@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { EntityKind } from '@aigw/proto';
 import { sql } from 'kysely';
-import { visibleWorkspace } from '../auth/visibility.js';
+import { lookupWorkspace } from '../auth/visibility.js';
 import { conflict } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -120,10 +120,7 @@ export const integrationRoutes: RouteDefinition[] = [
     query: listIntegrationsQuery,
     response: integrationListSchema,
     async handler({ db, principal, query }) {
-      const workspaceId =
-        query.workspace_id === undefined
-          ? undefined
-          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listIntegrations(db, principal, query, workspaceId);
       return toList(rows.map(integrationToApi), total);
     },

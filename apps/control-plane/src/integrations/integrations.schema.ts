@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { isUuid } from '../auth/visibility.js';
 import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
-import { rateLimitsSchema, usageLimitsSchema } from '../limits/limits.schema.js';
+import { slugFromName as deriveSlug } from '../http/slug.js';
+import { rateLimitOut, rateLimitsSchema, usageLimitOut, usageLimitsSchema } from '../limits/limits.schema.js';
 import { AI_PROVIDERS } from './provider-types.js';
 import { tagFilterSchema, tagsSchema } from './tags.js';
 
@@ -122,23 +123,6 @@ export type CreateIntegrationBody = z.output<typeof createIntegrationBody>;
 export type UpdateIntegrationBody = z.output<typeof updateIntegrationBody>;
 export type ListIntegrationsQuery = z.output<typeof listIntegrationsQuery>;
 
-export const rateLimitOut = z.object({
-  type: z.enum(['requests', 'tokens']),
-  unit: z.enum(['rpm', 'rph', 'rpd']),
-  value: z.number(),
-});
-
-export const usageLimitOut = z.object({
-  type: z.enum(['cost', 'tokens']),
-  credit_limit: z.number(),
-  alert_threshold: z.number().nullable().optional(),
-  periodic_reset: z.enum(['weekly', 'monthly']).nullable().optional(),
-  periodic_reset_days: z.number().int().nullable().optional(),
-  next_usage_reset_at: z.string().nullable().optional(),
-  /** Spent so far in this period; 0 until usage accounting reports it. */
-  current_usage: z.number(),
-});
-
 export const integrationWorkspaceSchema = z.object({
   id: z.uuid(),
   object: z.literal('integration-workspace'),
@@ -172,15 +156,7 @@ export const integrationSchema = z.object({
 export const integrationListSchema = listSchema(integrationSchema);
 export const integrationWorkspaceListSchema = listSchema(integrationWorkspaceSchema);
 
-/** `Prod OpenAI (EU)` -> `prod-openai-eu`; names without letters or digits give `fallback`. */
+/** `Prod OpenAI (EU)` -> `prod-openai-eu`; integration slugs may be as long as their names. */
 export function slugFromName(name: string, fallback: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 255)
-    .replace(/-+$/, '');
-  return slug === '' || isUuid(slug) ? fallback : slug;
+  return deriveSlug(name, fallback, 255);
 }

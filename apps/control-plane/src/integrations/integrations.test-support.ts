@@ -108,3 +108,12 @@ export async function entityChanges(pool: pg.Pool, id: string, kind?: EntityKind
 }
 
 export const PROVIDER_KINDS = [EntityKind.PROVIDER, EntityKind.VIRTUAL_KEY];
+
+/** Every scope of the provider routes. */
+export const ALL_PROVIDER_SCOPES = [
+  'providers.create',
+  'providers.read',
+  'providers.list',
+  'providers.update',
+  'providers.delete',
+];

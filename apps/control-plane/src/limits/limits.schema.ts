@@ -79,6 +79,24 @@ export const usageLimitsSchema = z.preprocess(
     }),
 );
 
+/** Limits as responses show them. */
+export const rateLimitOut = z.object({
+  type: z.enum(['requests', 'tokens']),
+  unit: z.enum(['rpm', 'rph', 'rpd']),
+  value: z.number(),
+});
+
+export const usageLimitOut = z.object({
+  type: z.enum(['cost', 'tokens']),
+  credit_limit: z.number(),
+  alert_threshold: z.number().nullable().optional(),
+  periodic_reset: z.enum(['weekly', 'monthly']).nullable().optional(),
+  periodic_reset_days: z.number().int().nullable().optional(),
+  next_usage_reset_at: z.string().nullable().optional(),
+  /** Spent so far in this period: USD for `cost` (fractional), tokens for `tokens`; 0 until reported. */
+  current_usage: z.number(),
+});
+
 export type RateLimitInput = z.output<typeof rateLimitSchema>;
 export type UsageLimitInput = z.output<typeof usageLimitSchema>;
 

@@ -1,7 +1,6 @@
 // The outbox writer against real Postgres (and, for the NOTIFY wake-up, a relay and real NATS).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Database } from '@aigw/db';
 import {
   AUDIT_SUBJECT,
   AuditEvent,
@@ -12,11 +11,10 @@ import {
   SCHEMA_VERSION,
 } from '@aigw/proto';
 import { test } from '@aigw/testkit';
-import { afterAll, describe, expect, vi } from 'vitest';
-import type { ControlDatabase } from '../db/schema.js';
+import { describe, expect, vi } from 'vitest';
 import { createOutboxRelay, ensureControlPlaneStreams, recordAudit, recordChange } from './outbox.js';
 import {
-  openControlDatabase,
+  fileControlDatabase,
   readStream,
   sampleEntity,
   silentLog,
@@ -24,14 +22,7 @@ import {
   unpublishedCount,
 } from './outbox.test-support.js';
 
-let database: Database<ControlDatabase> | undefined;
-async function control(url: string): Promise<Database<ControlDatabase>> {
-  database ??= await openControlDatabase(url);
-  return database;
-}
-afterAll(async () => {
-  await database?.close();
-});
+const control = fileControlDatabase();
 
 function auditEvent(): AuditEvent {
   return {

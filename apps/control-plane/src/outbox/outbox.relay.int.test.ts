@@ -1,11 +1,9 @@
 // The outbox relay against real Postgres and NATS: order, exactly-once, crash and takeover, pruning.
-import type { Database } from '@aigw/db';
 import { ChangeEvent } from '@aigw/proto';
 import { type NatsFixture, type TestkitFixtures, test } from '@aigw/testkit';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeEach, describe, expect, vi } from 'vitest';
-import type { ControlDatabase } from '../db/schema.js';
+import { beforeEach, describe, expect, vi } from 'vitest';
 import {
   createOutboxRelay,
   ensureControlPlaneStreams,
@@ -15,6 +13,7 @@ import {
 import { pruneOutbox } from './outbox.store.js';
 import {
   countByMsgId,
+  fileControlDatabase,
   openControlDatabase,
   readStream,
   sampleEntity,
@@ -24,14 +23,7 @@ import {
   writeChanges,
 } from './outbox.test-support.js';
 
-let database: Database<ControlDatabase> | undefined;
-async function control(url: string): Promise<Database<ControlDatabase>> {
-  database ??= await openControlDatabase(url);
-  return database;
-}
-afterAll(async () => {
-  await database?.close();
-});
+const control = fileControlDatabase();
 
 /** A fresh changes stream (and an empty outbox) for each test: they share one file-scoped namespace. */
 beforeEach<TestkitFixtures>(async ({ pg: server, nats }) => {

@@ -5,6 +5,7 @@ import { type Actor, ActorType, type Entity, EntityKind } from '@aigw/proto';
 import { createLogger, type Logger } from '@aigw/runtime';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { sql } from 'kysely';
+import { afterAll } from 'vitest';
 import { migrations } from '../db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from '../db/schema.js';
 import { recordChange } from './outbox.js';
@@ -23,6 +24,21 @@ export function openControlDatabase(
   applicationName = 'outbox-test',
 ): Promise<Database<ControlDatabase>> {
   return openDatabase<ControlDatabase>({ url, schema: SCHEMA, applicationName, migrations });
+}
+
+/**
+ * One control database for a test file: opened on first use, closed after the file's tests. Call it
+ * at the top of the file.
+ */
+export function fileControlDatabase(): (url: string) => Promise<Database<ControlDatabase>> {
+  let database: Database<ControlDatabase> | undefined;
+  afterAll(async () => {
+    await database?.close();
+  });
+  return async (url) => {
+    database ??= await openControlDatabase(url);
+    return database;
+  };
 }
 
 /** A config tombstone: the smallest entity, enough to tell changes apart by id and version. */

@@ -4,19 +4,12 @@ import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
 import { tenant, userKey } from '../api-keys/api-keys.test-support.js';
 import {
+  ALL_PROVIDER_SCOPES,
   createIntegration,
   expectError,
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-
-const ALL_PROVIDER_SCOPES = [
-  'providers.create',
-  'providers.read',
-  'providers.list',
-  'providers.update',
-  'providers.delete',
-];
 
 describe('providers access', () => {
   test('isolation, roles and scopes: other workspaces are 404, members read only, scopes enforced', async ({

@@ -6,6 +6,7 @@ import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
 import {
+  ALL_PROVIDER_SCOPES,
   createIntegration,
   entityChanges,
   expectError,
@@ -14,14 +15,6 @@ import {
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-
-const ALL_PROVIDER_SCOPES = [
-  'providers.create',
-  'providers.read',
-  'providers.list',
-  'providers.update',
-  'providers.delete',
-];
 
 describe('providers', () => {
   test('create: defaults from the integration, 201, both entities and an audit record', async ({

@@ -1,7 +1,7 @@
 // Providers: workspace instances of an integration, addressed by requests as `@<slug>`. Organisation
 // callers manage every workspace's; workspace-bound callers only their own (others are 404).
 import { randomUUID } from 'node:crypto';
-import { isUuid, targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import { isUuid, lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -86,10 +86,7 @@ export const providerRoutes: RouteDefinition[] = [
     query: listProvidersQuery,
     response: providerListSchema,
     async handler({ db, principal, query }) {
-      const workspaceId =
-        query.workspace_id === undefined
-          ? undefined
-          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       let integrationId: string | undefined;
       if (query.integration_id !== undefined) {
         // A slug that names no integration of the organisation matches nothing.

@@ -5,12 +5,10 @@ import {
   allowedModelsSchema,
   entityNameSchema,
   entitySlugSchema,
-  rateLimitOut,
-  usageLimitOut,
 } from '../integrations/integrations.schema.js';
 import { AI_PROVIDERS } from '../integrations/provider-types.js';
 import { tagFilterSchema, tagsSchema } from '../integrations/tags.js';
-import { rateLimitsSchema, usageLimitsSchema } from '../limits/limits.schema.js';
+import { rateLimitOut, rateLimitsSchema, usageLimitOut, usageLimitsSchema } from '../limits/limits.schema.js';
 
 export const futureInstant = z.iso
   .datetime({ offset: true })

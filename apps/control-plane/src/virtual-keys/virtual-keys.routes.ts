@@ -1,7 +1,7 @@
 // Legacy virtual keys: the old API over the providers table. A virtual key created here holds its own
 // credentials (sealed with AAD `provider:<id>`); every provider is also readable here as a key.
 import { randomUUID } from 'node:crypto';
-import { targetWorkspace, visibleWorkspace } from '../auth/visibility.js';
+import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict, invalid } from '../http/api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -92,10 +92,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     query: listVirtualKeysQuery,
     response: virtualKeyListSchema,
     async handler({ db, principal, query }) {
-      const workspaceId =
-        query.workspace_id === undefined
-          ? undefined
-          : (await visibleWorkspace(db, principal, query.workspace_id)).id;
+      const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listProviders(db, principal, {
         page_size: query.page_size,
         current_page: query.current_page,

@@ -2,13 +2,9 @@
 import { z } from 'zod';
 import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
 import { secretSchema } from '../integrations/credentials.js';
-import {
-  entityNameSchema,
-  entitySlugSchema,
-  rateLimitOut,
-  usageLimitOut,
-} from '../integrations/integrations.schema.js';
+import { entityNameSchema, entitySlugSchema } from '../integrations/integrations.schema.js';
 import { AI_PROVIDERS } from '../integrations/provider-types.js';
+import { rateLimitOut, usageLimitOut } from '../limits/limits.schema.js';
 import { providerLimitChangeFields, providerLimitFields } from '../providers/providers.schema.js';
 
 const looseObject = z.record(z.string(), z.unknown());

@@ -8,6 +8,7 @@ import type { ControlDatabase } from '../db/schema.js';
 import { conflict, forbidden, invalid, notFound } from '../http/api-errors.js';
 import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { slugFromName } from '../http/slug.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import {
   organisationAccess,
@@ -23,7 +24,7 @@ import {
   workspaceParams,
 } from './workspaces.schema.js';
 import { applySettings, type StoredSettings } from './workspaces.settings.js';
-import { slugFromName, uniqueSlug } from './workspaces.slug.js';
+import { uniqueSlug } from './workspaces.slug.js';
 
 const TAG = 'Workspaces';
 
@@ -73,7 +74,7 @@ export const workspaceRoutes: RouteDefinition[] = [
       const settings = settingsOrThrow({}, body.settings);
       return mutate({ resourceId: id, workspaceId: id }, async (tx) => {
         const orgId = principal.organisationId;
-        const slug = body.slug ?? (await uniqueSlug(tx.db, orgId, slugFromName(body.name)));
+        const slug = body.slug ?? (await uniqueSlug(tx.db, orgId, slugFromName(body.name, 'workspace')));
         let row: WorkspaceRow;
         try {
           row = await tx.db

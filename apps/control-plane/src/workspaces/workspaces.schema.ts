@@ -1,6 +1,6 @@
 // Request schemas of the workspace routes: strict bodies, validated filters, id-or-slug paths.
 import { z } from 'zod';
-import { csvEnum, idOrSlug, pageQuery } from '../http/list.js';
+import { idOrSlug, pageQuery, statusAndNameQuery } from '../http/list.js';
 import { rateLimitsSchema, usageLimitsSchema } from '../limits/limits.schema.js';
 import { metadataSchema } from '../organisations/organisations.routes.js';
 import { settingsInput } from './workspaces.settings.js';
@@ -47,13 +47,5 @@ export const updateWorkspaceBody = z
 
 export const listWorkspacesQuery = z.object({
   ...pageQuery,
-  status: csvEnum(['active', 'archived']).default(['active']),
-  /** Strict filter: the exact, case-sensitive name (no trimming, no pattern). */
-  name: z
-    .string()
-    .min(1)
-    .max(255)
-    // Postgres text cannot hold NUL: such a value would fail the query (500) instead of matching nothing.
-    .refine((v) => !v.includes('\u0000'), 'must not contain NUL characters')
-    .optional(),
+  ...statusAndNameQuery,
 });
