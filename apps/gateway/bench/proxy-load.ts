@@ -1,7 +1,8 @@
 // `pnpm bench` for the data plane: the mock provider, a bare node:http proxy and the gateway (with
 // request events going to a real NATS JetStream), each in its own process, driven by autocannon for
 // non-streaming (~1 KB body) and streaming chat completions. Prints throughput and latency, the
-// gateway/bare-proxy ratio and the gateway's added latency over a direct call.
+// gateway/bare-proxy ratio and the gateway's added latency over a direct call. Two config scenarios
+// follow: a fallback config whose first target answers, and a config whose cache answers every call.
 import { Agent, request } from 'node:http';
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { chatBody, load, type Row, startBench } from './harness.js';
@@ -88,6 +89,30 @@ try {
       );
     }
   }
+  // Config scenarios (JSON only): the same body every time, so after one call the cache answers all.
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}/v1/chat/completions`;
+  const configHeaders = (extra: Record<string, unknown>) => ({
+    'x-service-config': JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-bench', custom_host: `${mock}/v1` },
+        { provider: 'openai', api_key: 'sk-bench-2', custom_host: `${mock}/v1` },
+      ],
+      ...extra,
+    }),
+  });
+  const fallbackHeaders = configHeaders({});
+  const cacheHeaders = configHeaders({ cache: { mode: 'simple', max_age: 3600 } });
+  await fetch(gatewayUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...cacheHeaders },
+    body: chatBody(false),
+  }).then((res) => res.arrayBuffer());
+  for (const connections of [1, 32]) {
+    const pids = { proxy: gatewayPid, nats: bench.nats.pid, mock: mockPid };
+    rows.push(await load('gateway-config', gatewayUrl, fallbackHeaders, false, connections, DURATION, pids));
+    rows.push(await load('gateway-cache-hit', gatewayUrl, cacheHeaders, false, connections, DURATION, pids));
+  }
   console.table(rows);
   const precise = {
     direct: await sequentialLatency(`${mock}/v1/chat/completions`, {}, 2000),
@@ -99,6 +124,16 @@ try {
     ),
   };
   console.log('sequential latency, 1 connection, ms:', JSON.stringify(precise));
+  const configured = {
+    fallback: await sequentialLatency(gatewayUrl, fallbackHeaders, 2000),
+    cacheHit: await sequentialLatency(gatewayUrl, cacheHeaders, 2000),
+  };
+  console.log(
+    `config (fallback, first target answers) adds p50 ${(configured.fallback.p50 - precise.gateway.p50).toFixed(3)} ms ` +
+      `over the plain gateway; cache hit p50 ${configured.cacheHit.p50.toFixed(3)} ms, p99 ${configured.cacheHit.p99.toFixed(3)} ms ` +
+      `against the bare proxy's round trip to the mock p50 ${precise.bare.p50.toFixed(3)} ms, p99 ${precise.bare.p99.toFixed(3)} ms ` +
+      `(${JSON.stringify(configured)})`,
+  );
   const ttfb = {
     direct: await sequentialLatency(`${mock}/v1/chat/completions`, {}, 1000, true),
     gateway: await sequentialLatency(
@@ -117,6 +152,18 @@ try {
       `(bare proxy adds p50 ${(precise.bare.p50 - precise.direct.p50).toFixed(3)} ms)`,
   );
   const published = (await bench.jsm.streams.info(REQUESTS_STREAM)).state.messages;
+  const at32 = (target: string) =>
+    rows.find((r) => r.target === target && r.scenario === 'json' && r.connections === 32);
+  for (const target of ['gateway-config', 'gateway-cache-hit']) {
+    const row = at32(target);
+    const plain = at32('gateway');
+    const bare = at32('bare-proxy');
+    if (!row || !plain || !bare) continue;
+    console.log(
+      `${target}: ${row.rps} requests/s at 32 connections, ${((row.rps / plain.rps) * 100).toFixed(1)}% of the plain gateway, ` +
+        `${((row.rps / bare.rps) * 100).toFixed(1)}% of the bare proxy, ${row.cpuPerRequest} µs gateway CPU per request`,
+    );
+  }
   for (const scenario of ['json', 'stream']) {
     const pick = (target: string, c: number) =>
       rows.find((r) => r.target === target && r.scenario === scenario && r.connections === c);

@@ -46,16 +46,18 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
   const checks: Record<string, ReadinessCheck> = {};
   let port: number | undefined;
   let events: EventPublisher | undefined;
+  let redis: Redis | undefined;
 
   // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
   // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
-  function connectRedis(url: string): void {
-    const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
-    redis.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
-    closer.add('redis', () => redis.disconnect());
+  function connectRedis(url: string): Redis {
+    const client = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    client.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
+    closer.add('redis', () => client.disconnect());
     checks.redis = async () => {
-      await redis.ping();
+      await client.ping();
     };
+    return client;
   }
 
   function connectEvents(url: string): Promise<NatsConnection> {
@@ -85,7 +87,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       return events;
     },
     async start() {
-      if (config.REDIS_URL) connectRedis(config.REDIS_URL);
+      if (config.REDIS_URL) redis = connectRedis(config.REDIS_URL);
       else log.warn('REDIS_URL is not set: counters and cache live in this process only (single replica)');
       const nc = config.NATS_URL ? connectEvents(config.NATS_URL) : undefined;
       if (!nc) log.warn('NATS_URL is not set: request events are not published');
@@ -115,6 +117,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         publish: (event) => publisher.publish(event),
         instanceId,
         log,
+        redis,
       });
       const metric = dataPlaneMetrics(metrics.registry);
       // `/v1/*` skips express (see passThrough); everything else (health, metrics) is the express app.

@@ -1,19 +1,24 @@
 // `/v1/*`: every provider endpoint and method, forwarded unchanged. Stages: service headers ->
-// provider and target (custom host checked against SSRF) -> upstream -> request event.
+// provider and target (custom host checked against SSRF) -> upstream -> request event. A request
+// with `x-service-config` takes the config branch instead (routing/: strategy, cache, guardrails).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { RequestEvent } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
+import type { Redis } from 'ioredis';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
+import { readConfigHeader } from '../routing/config-header.js';
+import { createConfigRoute } from '../routing/config-route.js';
 import { BodyCapture } from './capture.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
+import { readBody } from './read-body.js';
 import { buildRequestEvent, type RequestFacts } from './request-event.js';
 import { bearer, resolveProvider } from './target.js';
 
@@ -23,31 +28,14 @@ export interface PassThroughDeps {
   readonly publish: (event: () => RequestEvent) => void;
   readonly instanceId: string;
   readonly log: Logger;
+  /** Response cache storage shared by replicas (configs with `cache`); in-process without it. */
+  readonly redis?: Redis | undefined;
 }
 
 export const V1 = '/v1';
 
 /** Parsing headroom for the model and usage even when bodies are not kept in events. */
 const MIN_CAPTURE = 64 * 1024;
-
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume();
-        reject(gatewayError('payload_too_large', `The request body is larger than ${max} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
 
 /** Handles one request whose URL is below `/v1` (the caller strips nothing: the prefix is removed here). */
 export type PassThroughHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -60,6 +48,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const { config } = deps;
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
   const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
+  const configRoute = createConfigRoute({ config, redis: deps.redis, log: deps.log, customHosts });
 
   return async (req, res) => {
     const receivedAt = Date.now();
@@ -90,62 +79,83 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       // with the error below; not set here, so that writeHead takes node's fast path.
       facts.traceId = service.traceId;
       facts.metadata = service.metadata;
-      const provider = resolveProvider(service.provider, service.customHost !== undefined);
-      facts.provider = provider.id;
+      const routed = req.headers[H.config] === undefined ? undefined : readConfigHeader(req.headers);
+      if (routed) {
+        const served = await configRoute(req, res, routed, {
+          method,
+          path,
+          search: query ? `?${query}` : '',
+          service,
+          requestSink: request,
+          responseSink: response,
+        });
+        facts.provider = served.provider;
+        facts.customHost = served.customHost;
+        facts.routing = served.routing;
+        if (served.gatewayError) facts.gatewayError = served.gatewayError;
+        result = served.result;
+      } else {
+        const provider = resolveProvider(service.provider, service.customHost !== undefined);
+        facts.provider = provider.id;
 
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > config.MAX_BODY_BYTES) {
-        throw gatewayError(
-          'payload_too_large',
-          `The request body is larger than ${config.MAX_BODY_BYTES} bytes`,
-        );
-      }
-      let customHost: URL | undefined;
-      let lookup: LookupFunction | undefined;
-      if (service.customHost !== undefined) {
-        const checked =
-          customHosts.cached(service.customHost) ??
-          (await customHosts.check(service.customHost, service.requestTimeoutMs));
-        customHost = checked.url;
-        facts.customHost = customHost.origin;
-        lookup = checked.lookup;
-      }
-      const base: Omit<ProviderRequest, 'json' | 'body'> = {
-        method,
-        path,
-        search: query ? `?${query}` : '',
-        headers: req.headers,
-        token: bearer(req.headers.authorization),
-        cloud: readCloudOptions(req.headers),
-        customHost,
-      };
-      let body: Buffer | undefined;
-      let json: unknown;
-      if (provider.needsBody(base)) {
-        body = await readBody(req, config.MAX_BODY_BYTES);
-        if (body.length > 0 && req.headers['content-type']?.includes('json')) {
-          try {
-            json = JSON.parse(body.toString('utf8'));
-          } catch {
-            throw gatewayError('invalid_json', 'The request body is not valid JSON');
+        const declared = Number(req.headers['content-length'] ?? 0);
+        if (declared > config.MAX_BODY_BYTES) {
+          throw gatewayError(
+            'payload_too_large',
+            `The request body is larger than ${config.MAX_BODY_BYTES} bytes`,
+          );
+        }
+        let customHost: URL | undefined;
+        let lookup: LookupFunction | undefined;
+        if (service.customHost !== undefined) {
+          const checked =
+            customHosts.cached(service.customHost) ??
+            (await customHosts.check(service.customHost, service.requestTimeoutMs));
+          customHost = checked.url;
+          facts.customHost = customHost.origin;
+          lookup = checked.lookup;
+        }
+        const base: Omit<ProviderRequest, 'json' | 'body'> = {
+          method,
+          path,
+          search: query ? `?${query}` : '',
+          headers: req.headers,
+          token: bearer(req.headers.authorization),
+          cloud: readCloudOptions(req.headers),
+          customHost,
+        };
+        let body: Buffer | undefined;
+        let json: unknown;
+        if (provider.needsBody(base)) {
+          body = await readBody(req, config.MAX_BODY_BYTES);
+          if (body.length > 0 && req.headers['content-type']?.includes('json')) {
+            try {
+              json = JSON.parse(body.toString('utf8'));
+            } catch {
+              throw gatewayError('invalid_json', 'The request body is not valid JSON');
+            }
           }
         }
+        const target = provider.buildTarget(body ? { ...base, body, json } : base);
+        const headers = upstreamHeaders(
+          clientHeadersForProvider(req.headers),
+          target,
+          service.forwardHeaders,
+        );
+        result = await forward(res, {
+          method,
+          url: target.url,
+          headers,
+          body: body ?? req,
+          ...(lookup ? { lookup } : {}),
+          ...(service.requestTimeoutMs === undefined ? {} : { timeoutMs: service.requestTimeoutMs }),
+          idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+          maxBodyBytes: config.MAX_BODY_BYTES,
+          extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
+          requestSink: request,
+          responseSink: response,
+        });
       }
-      const target = provider.buildTarget(body ? { ...base, body, json } : base);
-      const headers = upstreamHeaders(clientHeadersForProvider(req.headers), target, service.forwardHeaders);
-      result = await forward(res, {
-        method,
-        url: target.url,
-        headers,
-        body: body ?? req,
-        ...(lookup ? { lookup } : {}),
-        ...(service.requestTimeoutMs === undefined ? {} : { timeoutMs: service.requestTimeoutMs }),
-        idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-        maxBodyBytes: config.MAX_BODY_BYTES,
-        extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
-        requestSink: request,
-        responseSink: response,
-      });
     } catch (err) {
       const error =
         err instanceof AppError

@@ -1,5 +1,6 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
 import { CacheStatus, RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
+import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
 import type { ForwardResult } from './forward.js';
 import { estimateUsage, readResponseFacts } from './usage.js';
@@ -20,6 +21,8 @@ export interface RequestFacts {
   readonly captureBodies: boolean;
   /** Set when the gateway answered itself before reaching the provider. */
   readonly gatewayError?: { code: string; message: string; type: string; status: number };
+  /** Requests with a config: every attempt, the cache outcome, guardrail results. */
+  readonly routing?: RoutingFacts;
 }
 
 function requestModel(contentType: string | undefined, body: Buffer | undefined): string {
@@ -70,19 +73,22 @@ export function buildRequestEvent(
     path: facts.path,
     statusCode: facts.gatewayError?.status ?? result?.status ?? 0,
     isStream,
-    cacheStatus: CacheStatus.DISABLED,
-    attempts: result
-      ? [
-          {
-            targetPath: 'provider',
-            provider: { type: facts.provider, customHost: facts.customHost },
-            statusCode: result.status,
-            startedAtMs: result.upstreamStartedAt,
-            latencyUs: upstreamUs,
-            ...(result.error ? { error: result.error } : {}),
-          },
-        ]
-      : [],
+    cacheStatus: facts.routing?.cacheStatus ?? CacheStatus.DISABLED,
+    attempts: facts.routing
+      ? [...facts.routing.attempts]
+      : result
+        ? [
+            {
+              targetPath: 'provider',
+              provider: { type: facts.provider, customHost: facts.customHost },
+              statusCode: result.status,
+              startedAtMs: result.upstreamStartedAt,
+              latencyUs: upstreamUs,
+              ...(result.error ? { error: result.error } : {}),
+            },
+          ]
+        : [],
+    ...(facts.routing ? { guardrailResults: [...facts.routing.guardrailResults] } : {}),
     ...(usage ? { tokens: usage } : {}),
     metadata: { ...facts.metadata },
     ...(facts.captureBodies && facts.request.total > 0

@@ -69,7 +69,7 @@ export async function runConfig(
   try {
     run = await runStrategy(config, { context, call: caller.call, signal: request.signal });
   } catch (err) {
-    if (!isGatewayError(err, 'no_matching_target')) throw err;
+    if (!isGatewayError(err, 'no_matching_target') || res.destroyed) throw err;
     const path = err.param?.replace(/\.strategy$/, '') ?? config.path;
     const result = await sendError(res, err, configHeaders(traceId, undefined, 0, path, 'DISABLED'), [
       responseSink,
@@ -124,6 +124,19 @@ async function send(
   maxCacheEntryBytes: number,
 ): Promise<{ result: RelayResult; gatewayError?: GatewayErrorFacts }> {
   const leaf = outcome.leaf;
+  if (res.destroyed) {
+    // The client left while the strategy ran: nothing to send, and no 'close' left to wait for.
+    outcome.discard();
+    const result: RelayResult = {
+      status: 0,
+      endedAt: Date.now(),
+      responseBytes: 0,
+      responseHeaders: {},
+      clientAborted: true,
+      complete: false,
+    };
+    return { result };
+  }
   const outcomes: GuardrailOutcomes = { input: leaf?.input };
   switch (outcome.kind) {
     case 'error': {
@@ -236,6 +249,8 @@ function report(
       ...result,
       upstreamStartedAt: caller.attempts[0]?.startedAt ?? 0,
       firstByteAt: exchange?.firstByteAt ?? 0,
+      // The event reads `endedAt` as the upstream's end: none when no call was made (a cache hit).
+      endedAt: caller.attempts.length > 0 ? result.endedAt : 0,
     },
     provider: outcome?.leaf?.provider ?? '',
     customHost: outcome?.leaf?.customHost ?? '',

@@ -5,7 +5,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, Guardrail } from '@aigw/config-schema';
 import { AppError } from '@aigw/runtime';
 import type { CachedResponse, CacheLookup, ResponseCache } from '../cache/index.js';
-import { gatewayError } from '../errors.js';
 import {
   GUARDRAIL_DENIED_STATUS,
   type GuardrailContext,
@@ -144,10 +143,6 @@ export class LeafCaller {
     }
     const hit = leaf.cache?.hit;
     if (hit) return { kind: 'hit', leaf, hit, status: hit.status, failed: false, final: true, discard: noop };
-    if (this.request.signal.aborted) {
-      const error = gatewayError('bad_request', 'The client closed the request');
-      return { kind: 'error', leaf, error, status: 499, failed: true, final: true, discard: noop };
-    }
     return this.exchange(leaf, retry);
   };
 
@@ -237,6 +232,7 @@ export class LeafCaller {
       lookup: leaf.lookup,
       timeoutMs: leaf.timeoutMs,
       idleTimeoutMs: this.deps.idleTimeoutMs,
+      signal: this.request.signal,
     });
     attempt.endedAt = Date.now();
     const response = exchange.response;

@@ -9,7 +9,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { AppError } from '@aigw/runtime';
+import { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
 
 const agents = new Map<string, HttpAgent>();
@@ -35,7 +35,12 @@ export interface UpstreamCallRequest {
   readonly timeoutMs?: number | undefined;
   /** Idle limit on the upstream socket. */
   readonly idleTimeoutMs: number;
+  /** The client went away: a call still waiting for its head is dropped (`CLIENT_CLOSED`). */
+  readonly signal?: AbortSignal | undefined;
 }
+
+/** Why a call was dropped when the client went away (reported in the attempt, never sent). */
+export const CLIENT_CLOSED = 'client_closed';
 
 /** A call in flight: the answer's head, or why none came. */
 export interface UpstreamExchange {
@@ -84,11 +89,14 @@ export function callUpstream(call: UpstreamCallRequest): Promise<UpstreamExchang
         clearTimeout(timer);
       },
     };
+    const clientGone = () =>
+      fail(new AppError(499, 'client_error', 'The client closed the request', { code: CLIENT_CLOSED }));
     const fail = (error: AppError) => {
       exchange.error ??= error;
       exchange.abort();
       if (!resolved) {
         resolved = true;
+        call.signal?.removeEventListener('abort', clientGone);
         resolve(exchange);
       }
     };
@@ -116,12 +124,19 @@ export function callUpstream(call: UpstreamCallRequest): Promise<UpstreamExchang
         return;
       }
       resolved = true;
+      // From the head on, the relay notices a client that leaves.
+      call.signal?.removeEventListener('abort', clientGone);
       exchange.firstByteAt = Date.now();
       exchange.response = response;
       // Until the answer is relayed or read, a failure is for whoever consumes it to notice.
       response.on('error', () => {});
       resolve(exchange);
     });
+    if (call.signal?.aborted) {
+      clientGone();
+      return;
+    }
+    call.signal?.addEventListener('abort', clientGone, { once: true });
     upstream.end(call.body);
   });
 }

@@ -1,0 +1,124 @@
+// The config branch of the `/v1` pipeline, built once per gateway: reads the body a config needs,
+// runs the config (routing/config-pipeline.ts) and hands the request event what happened.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NormalisedConfig } from '@aigw/config-schema';
+import type { Logger } from '@aigw/runtime';
+import type { Redis } from 'ioredis';
+import { createGatewayResponseCache } from '../cache/index.js';
+import type { GatewayConfig } from '../config.js';
+import { gatewayError } from '../errors.js';
+import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';
+import { readCloudOptions } from '../providers/cloud-headers.js';
+import type { ChunkSink } from '../proxy/capture.js';
+import type { CustomHostCache } from '../proxy/custom-host-cache.js';
+import { readBody } from '../proxy/read-body.js';
+import { bearer } from '../proxy/target.js';
+import type { ServiceHeaders } from '../request/service-headers.js';
+import { readCacheHeaders } from './cache-headers.js';
+import { type ConfigRunReport, runConfig } from './config-pipeline.js';
+import { type RoutingFacts, routingFacts } from './event-facts.js';
+
+export interface ConfigRouteDeps {
+  readonly config: GatewayConfig;
+  /** Shared cache storage across replicas; without it the cache lives in this process. */
+  readonly redis: Redis | undefined;
+  readonly log: Logger;
+  readonly customHosts: CustomHostCache;
+}
+
+export interface ConfigRequestParts {
+  readonly method: string;
+  readonly path: string;
+  readonly search: string;
+  readonly service: ServiceHeaders;
+  readonly requestSink: ChunkSink;
+  readonly responseSink: ChunkSink;
+}
+
+export interface ConfigServed extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'cacheStatus'> {
+  readonly routing: RoutingFacts;
+}
+
+export type ConfigRoute = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  routed: NormalisedConfig,
+  parts: ConfigRequestParts,
+) => Promise<ConfigServed>;
+
+export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
+  const { config, log } = deps;
+  const cache = createGatewayResponseCache(config, deps.redis, (err, stage) =>
+    log.warn({ err: err instanceof Error ? err.message : String(err), stage }, 'response cache failure'),
+  );
+  const guardrails = createGuardrailRunner(config, {
+    webhook: createWebhookCaller({
+      checkHost: createWebhookHostCheck({ allowlist: config.CUSTOM_HOST_ALLOWLIST }),
+    }),
+  });
+  const pipeline = {
+    customHosts: deps.customHosts,
+    cache,
+    guardrails,
+    idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxAnswerBytes: config.MAX_BODY_BYTES,
+    maxCacheEntryBytes: config.CACHE_MAX_ENTRY_BYTES,
+  };
+
+  return async (req, res, routed, parts) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > config.MAX_BODY_BYTES) {
+      throw gatewayError(
+        'payload_too_large',
+        `The request body is larger than ${config.MAX_BODY_BYTES} bytes`,
+      );
+    }
+    // Targets, retries and override_params each need the body again: a config reads it whole.
+    const body = await readBody(req, config.MAX_BODY_BYTES);
+    let json: unknown;
+    if (body.length > 0 && req.headers['content-type']?.includes('json')) {
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw gatewayError('invalid_json', 'The request body is not valid JSON');
+      }
+    }
+    parts.requestSink.push(body);
+    const cacheHeaders = readCacheHeaders(req.headers);
+    const gone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const { service } = parts;
+    const report = await runConfig(
+      res,
+      routed,
+      {
+        method: parts.method,
+        path: parts.path,
+        search: parts.search,
+        headers: req.headers,
+        headerProvider: {
+          provider: service.provider,
+          token: bearer(req.headers.authorization),
+          customHost: service.customHost,
+          cloud: readCloudOptions(req.headers),
+          forwardHeaders: service.forwardHeaders,
+          requestTimeoutMs: service.requestTimeoutMs,
+        },
+        metadata: service.metadata,
+        cacheHeaders,
+        body,
+        json,
+        signal: gone.signal,
+      },
+      pipeline,
+      service.traceId,
+      parts.responseSink,
+    );
+    // Async guardrails report after the answer went out: the event waits for them, the client does not.
+    const guardrailResults = await report.guardrailResults;
+    const { attempts, cacheStatus, guardrailResults: _, ...rest } = report;
+    return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults) };
+  };
+}
