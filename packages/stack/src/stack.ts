@@ -43,7 +43,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   }
 
   const masterKey =
-    options.env.MASTER_KEY ?? loadOrCreateSecret(options.dataDir, 'master.key', () => randomBytes(32).toString('base64'));
+    options.env.MASTER_KEY ??
+    loadOrCreateSecret(options.dataDir, 'master.key', () => randomBytes(32).toString('base64'));
   const adminKeyFile = join(options.dataDir, 'admin.key');
   const adminKey =
     options.env.BOOTSTRAP_ADMIN_KEY ??
