@@ -64,3 +64,14 @@ export async function startHarness(nats: NatsFixture, env: Record<string, string
     },
   };
 }
+
+/** The request event with this trace id, waiting for more events until it arrives (bounded). */
+export async function eventFor(h: Harness, traceId: string): Promise<RequestEvent> {
+  for (let i = 0; i < 50; i++) {
+    const all = await h.events(0);
+    const found = all.find((e) => e.traceId === traceId);
+    if (found) return found;
+    await h.events(all.length + 1);
+  }
+  throw new Error(`no event for ${traceId}`);
+}

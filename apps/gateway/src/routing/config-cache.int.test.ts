@@ -5,7 +5,7 @@ import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
 import { CacheStatus, type RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';
 
 let h: Harness;
 let embeddings: MockProvider;
@@ -27,20 +27,12 @@ async function answer(res: Response) {
   return { status: res.headers.get('x-service-cache-status'), text: await res.text() };
 }
 
-async function eventFor(traceId: string): Promise<RequestEvent> {
-  for (let i = 0; i < 50; i++) {
-    const all = await h.events(0);
-    const found = all.find((e) => e.traceId === traceId);
-    if (found) return found;
-    await h.events(all.length + 1);
-  }
-  throw new Error(`no event for ${traceId}`);
-}
-
 afterAll(async () => {
   await h?.close();
   await embeddings?.close();
 });
+
+const eventForTrace = (traceId: string) => eventOf(h, traceId);
 
 describe('response cache end to end', () => {
   test('set up', async ({ nats, redis }) => {
@@ -71,7 +63,7 @@ describe('response cache end to end', () => {
     const b = await answer(second);
     expect(b).toEqual({ status: 'HIT', text: a.text });
     expect(h.mock.requests.length).toBe(calls);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.cacheStatus).toBe(CacheStatus.HIT);
     expect(event.attempts).toEqual([]);
     expect(event.statusCode).toBe(200);

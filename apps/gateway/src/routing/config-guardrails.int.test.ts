@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { GuardrailStage, type RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';
 
 let h: Harness;
 
@@ -39,19 +39,11 @@ function ask(config: unknown, content: string, headers: Record<string, string> =
   });
 }
 
-async function eventFor(traceId: string): Promise<RequestEvent> {
-  for (let i = 0; i < 50; i++) {
-    const all = await h.events(0);
-    const found = all.find((e) => e.traceId === traceId);
-    if (found) return found;
-    await h.events(all.length + 1);
-  }
-  throw new Error(`no event for ${traceId}`);
-}
-
 afterAll(async () => {
   await h?.close();
 });
+
+const eventForTrace = (traceId: string) => eventOf(h, traceId);
 
 describe('guardrails end to end', () => {
   test('set up', async ({ nats }) => {
@@ -71,7 +63,7 @@ describe('guardrails end to end', () => {
     expect(body.error.code).toBe('guardrail_denied');
     expect(body.hook_results.before_request_hooks[0]).toMatchObject({ verdict: false, deny: true });
     expect(h.mock.requests.length).toBe(calls);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.statusCode).toBe(446);
     expect(event.error?.code).toBe('guardrail_denied');
     expect(event.attempts).toEqual([]);
@@ -111,7 +103,7 @@ describe('guardrails end to end', () => {
     const body = (await res.json()) as { error: { code: string }; hook_results: HookResults };
     expect(body.hook_results.after_request_hooks[0]).toMatchObject({ verdict: false, deny: true });
     expect(h.mock.requests.length).toBe(calls + 1);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.attempts.map((a) => a.statusCode)).toEqual([200]);
     expect(event.guardrailResults[0]).toMatchObject({ stage: GuardrailStage.OUTPUT, denied: true });
   });
@@ -166,7 +158,7 @@ describe('guardrails end to end', () => {
     );
     expect(res.status).toBe(200);
     await res.text();
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.guardrailResults).toMatchObject([
       { stage: GuardrailStage.OUTPUT, verdict: false, denied: false, checks: [{ checkId: 'valid_json' }] },
     ]);

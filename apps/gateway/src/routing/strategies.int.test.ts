@@ -5,7 +5,7 @@ import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
 import type { RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';
 
 let h: Harness;
 let limited: MockProvider;
@@ -35,16 +35,6 @@ function post(config: unknown, headers: Record<string, string> = {}, body: unkno
   });
 }
 
-async function eventFor(traceId: string): Promise<RequestEvent> {
-  for (let i = 0; i < 50; i++) {
-    const all = await h.events(0);
-    const found = all.find((e) => e.traceId === traceId);
-    if (found) return found;
-    await h.events(all.length + 1);
-  }
-  throw new Error(`no event for ${traceId}`);
-}
-
 /** A conditional route (`then` is the config field's name). */
 function when(query: Record<string, unknown>, name: string) {
   // biome-ignore lint/suspicious/noThenProperty: `then` is the config field's name; this is data, never awaited.
@@ -63,6 +53,8 @@ afterAll(async () => {
   await limited?.close();
   await slow?.close();
 });
+
+const eventForTrace = (traceId: string) => eventOf(h, traceId);
 
 describe('strategies end to end', () => {
   test('set up', async ({ nats }) => {
@@ -87,7 +79,7 @@ describe('strategies end to end', () => {
     expect(((await res.json()) as { object: string }).object).toBe('chat.completion');
     expect(limited.requests.at(-1)?.headers.authorization).toBe('Bearer sk-first');
     expect(h.mock.requests.at(-1)?.headers.authorization).toBe('Bearer sk-second');
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.statusCode).toBe(200);
     expect(event.attempts.map((a) => [a.targetPath, a.statusCode, a.retryIndex])).toEqual([
       ['config.targets[0]', 429, 0],
@@ -179,7 +171,7 @@ describe('strategies end to end', () => {
     );
     expect(routed(res)).toEqual({ status: 200, retries: '1', option: 'config', cache: 'DISABLED' });
     expect(Date.now() - started).toBeGreaterThanOrEqual(400);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.attempts.map((a) => [a.targetPath, a.statusCode, a.retryIndex])).toEqual([
       ['config', 429, 0],
       ['config', 200, 1],
@@ -203,7 +195,7 @@ describe('strategies end to end', () => {
       { 'x-service-trace-id': trace },
     );
     expect(routed(res)).toMatchObject({ status: 200, option: 'config.targets[1]' });
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.attempts[0]).toMatchObject({ targetPath: 'config.targets[0]', statusCode: 0 });
     expect(event.attempts[0]?.error?.code).toBe('request_timeout');
     expect(event.error).toBeUndefined();
@@ -230,7 +222,7 @@ describe('strategies end to end', () => {
     expect(routed(res)).toMatchObject({ status: 200, option: 'config.targets[0]', retries: '0' });
     await expect(res.text()).rejects.toThrow();
     expect(h.mock.requests.length - before).toBe(1);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.attempts).toHaveLength(1);
     expect(event.error?.code).toBe('upstream_interrupted');
   });
@@ -253,7 +245,7 @@ describe('strategies end to end', () => {
       signal: controller.signal,
     }).catch((err: unknown) => err);
     expect(res).toBeInstanceOf(Error);
-    const event = await eventFor(trace);
+    const event = await eventForTrace(trace);
     expect(event.attempts.map((a) => [a.targetPath, a.error?.code])).toEqual([
       ['config.targets[0]', 'client_closed'],
     ]);
