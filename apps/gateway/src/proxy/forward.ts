@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
@@ -16,16 +16,30 @@ import { responseHeaders } from './headers.js';
 
 // One pool per idle limit: the socket timeout is set once per connection by the agent instead of
 // being re-armed on every request.
-const agents = new Map<string, HttpAgent>();
-function agentFor(https: boolean, idleTimeoutMs: number): HttpAgent {
+interface Pool {
+  readonly agent: HttpAgent;
+  /**
+   * A pooled socket keeps the shorter timeout node derives from the provider's `Keep-Alive:
+   * timeout=N` hint; this restores the idle limit when the socket is reused (a number compare on
+   * the usual path, one handler per pool rather than per request).
+   */
+  readonly onSocket: (socket: Socket) => void;
+}
+const pools = new Map<string, Pool>();
+function poolFor(https: boolean, idleTimeoutMs: number): Pool {
   const key = `${https ? 's' : ''}${idleTimeoutMs}`;
-  let agent = agents.get(key);
-  if (!agent) {
+  let pool = pools.get(key);
+  if (!pool) {
     const options = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256, timeout: idleTimeoutMs };
-    agent = https ? new HttpsAgent(options) : new HttpAgent(options);
-    agents.set(key, agent);
+    pool = {
+      agent: https ? new HttpsAgent(options) : new HttpAgent(options),
+      onSocket: (socket) => {
+        if (socket.timeout !== idleTimeoutMs) socket.setTimeout(idleTimeoutMs);
+      },
+    };
+    pools.set(key, pool);
   }
-  return agent;
+  return pool;
 }
 
 export interface ForwardRequest {
@@ -78,6 +92,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       clientAborted: false,
     };
     const https = fr.url.protocol === 'https:';
+    const pool = poolFor(https, fr.idleTimeoutMs);
     // Plain options rather than the URL object: node would convert the URL on every call.
     const upstream = (https ? httpsRequest : httpRequest)({
       protocol: fr.url.protocol,
@@ -86,9 +101,10 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       path: `${fr.url.pathname}${fr.url.search}`,
       method: fr.method,
       headers: fr.headers,
-      agent: agentFor(https, fr.idleTimeoutMs),
+      agent: pool.agent,
       ...(fr.lookup ? { lookup: fr.lookup } : {}),
     });
+    upstream.once('socket', pool.onSocket);
     let timer: NodeJS.Timeout | undefined;
 
     const fail = (error: AppError) => {

@@ -192,6 +192,38 @@ describe('pass-through', () => {
     }
   });
 
+  test("a reused upstream connection keeps the idle limit, not the provider's shorter keep-alive hint", async () => {
+    // Node lowers a pooled socket's timeout to the `Keep-Alive: timeout=N` hint minus 1 s; a slower
+    // answer on the reused connection must still arrive (it used to be a 504 after 1 s here).
+    let calls = 0;
+    const upstream = createServer((_req, res) => {
+      calls++;
+      const answer = () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'keep-alive': 'timeout=2' });
+        res.end('{"ok":true}');
+      };
+      if (calls === 1) answer();
+      else setTimeout(answer, 1_500);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const headers = {
+        'x-service-provider': 'openai',
+        'x-service-custom-host': `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+      };
+      const first = await post('/chat/completions', headers, chat);
+      expect(first.status).toBe(200);
+      await first.text();
+      const second = await post('/chat/completions', headers, chat);
+      expect(second.status).toBe(200);
+      expect(await second.text()).toBe('{"ok":true}');
+      expect(calls).toBe(2);
+    } finally {
+      upstream.closeAllConnections();
+      upstream.close();
+    }
+  });
+
   test('an event stream is open for the client before its first event', async () => {
     const silent = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
