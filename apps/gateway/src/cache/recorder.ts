@@ -1,20 +1,12 @@
 // Records a provider answer as it streams past, for the cache: the status, the headers worth
 // replaying and every body byte, up to a cap. Gives up (holding nothing) on anything not storable.
 import type { IncomingHttpHeaders } from 'node:http';
+import { HOP_BY_HOP } from '../proxy/headers.js';
 import type { CachedResponse } from './types.js';
 
 /** Connection-level, framing, per-call or per-moment headers: wrong on a replay. */
 const DROPPED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
+  ...HOP_BY_HOP,
   'content-length',
   'date',
   'age',

@@ -1,46 +1,12 @@
 // Forwards one HTTP request upstream and streams the answer back: bytes unchanged, SSE flushed
 // chunk by chunk, backpressure respected, the upstream cancelled the moment the client goes away.
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-  type ServerResponse,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction, Socket } from 'node:net';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { LookupFunction } from 'node:net';
 import type { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
 import { responseHeaders } from './headers.js';
-
-// One pool per idle limit: the socket timeout is set once per connection by the agent instead of
-// being re-armed on every request.
-interface Pool {
-  readonly agent: HttpAgent;
-  /**
-   * A pooled socket keeps the shorter timeout node derives from the provider's `Keep-Alive:
-   * timeout=N` hint; this restores the idle limit when the socket is reused (a number compare on
-   * the usual path, one handler per pool rather than per request).
-   */
-  readonly onSocket: (socket: Socket) => void;
-}
-const pools = new Map<string, Pool>();
-function poolFor(https: boolean, idleTimeoutMs: number): Pool {
-  const key = `${https ? 's' : ''}${idleTimeoutMs}`;
-  let pool = pools.get(key);
-  if (!pool) {
-    const options = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256, timeout: idleTimeoutMs };
-    pool = {
-      agent: https ? new HttpsAgent(options) : new HttpAgent(options),
-      onSocket: (socket) => {
-        if (socket.timeout !== idleTimeoutMs) socket.setTimeout(idleTimeoutMs);
-      },
-    };
-    pools.set(key, pool);
-  }
-  return pool;
-}
+import { openUpstream } from './upstream-request.js';
 
 export interface ForwardRequest {
   readonly method: string;
@@ -91,20 +57,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       responseHeaders: {},
       clientAborted: false,
     };
-    const https = fr.url.protocol === 'https:';
-    const pool = poolFor(https, fr.idleTimeoutMs);
-    // Plain options rather than the URL object: node would convert the URL on every call.
-    const upstream = (https ? httpsRequest : httpRequest)({
-      protocol: fr.url.protocol,
-      hostname: fr.url.hostname.startsWith('[') ? fr.url.hostname.slice(1, -1) : fr.url.hostname,
-      port: fr.url.port,
-      path: `${fr.url.pathname}${fr.url.search}`,
-      method: fr.method,
-      headers: fr.headers,
-      agent: pool.agent,
-      ...(fr.lookup ? { lookup: fr.lookup } : {}),
-    });
-    upstream.once('socket', pool.onSocket);
+    const upstream = openUpstream(fr);
     let timer: NodeJS.Timeout | undefined;
 
     const fail = (error: AppError) => {

@@ -5,7 +5,7 @@ import type { UpstreamTarget } from '../providers/types.js';
 import { SERVICE_HEADER_PREFIX } from '../request/service-headers.js';
 
 /** RFC 9110 7.6.1 connection-specific headers, plus the ones proxies must not forward. */
-const HOP_BY_HOP = new Set([
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'connection',
   'keep-alive',
   'proxy-authenticate',

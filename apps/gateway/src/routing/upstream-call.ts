@@ -1,28 +1,11 @@
 // One call of a config target: sends a body the gateway holds and resolves as soon as the answer's
 // head is in (or the call failed), before anything reaches the client, so the strategy can still
 // pass the answer over. The timeout keeps running while the answer streams on.
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type IncomingMessage,
-  type OutgoingHttpHeaders,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
-
-const agents = new Map<string, HttpAgent>();
-function agentFor(https: boolean, idleTimeoutMs: number): HttpAgent {
-  const key = `${https ? 's' : ''}${idleTimeoutMs}`;
-  let agent = agents.get(key);
-  if (!agent) {
-    const options = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256, timeout: idleTimeoutMs };
-    agent = https ? new HttpsAgent(options) : new HttpAgent(options);
-    agents.set(key, agent);
-  }
-  return agent;
-}
+import { openUpstream } from '../proxy/upstream-request.js';
 
 export interface UpstreamCallRequest {
   readonly method: string;
@@ -62,17 +45,7 @@ export interface UpstreamExchange {
 /** Never rejects: a failure resolves with `error` set and no response. */
 export function callUpstream(call: UpstreamCallRequest): Promise<UpstreamExchange> {
   return new Promise((resolve) => {
-    const https = call.url.protocol === 'https:';
-    const upstream = (https ? httpsRequest : httpRequest)({
-      protocol: call.url.protocol,
-      hostname: call.url.hostname.startsWith('[') ? call.url.hostname.slice(1, -1) : call.url.hostname,
-      port: call.url.port,
-      path: `${call.url.pathname}${call.url.search}`,
-      method: call.method,
-      headers: call.headers,
-      agent: agentFor(https, call.idleTimeoutMs),
-      ...(call.lookup ? { lookup: call.lookup } : {}),
-    });
+    const upstream = openUpstream(call);
     let timer: NodeJS.Timeout | undefined;
     let resolved = false;
     const exchange = {
