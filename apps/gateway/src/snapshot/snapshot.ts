@@ -42,7 +42,8 @@ export class Snapshot {
     this.#all = all;
     for (const entity of all.values()) {
       if (entity.tombstone || !entity.body) continue;
-      if (entity.body.$case === 'apiKey') this.#byHash.set(entity.body.value.keyHash, entity as EntityOf<'apiKey'>);
+      if (entity.body.$case === 'apiKey')
+        this.#byHash.set(entity.body.value.keyHash, entity as EntityOf<'apiKey'>);
       const slug = slugOf(entity);
       if (slug !== undefined) this.#bySlug.set(slugKey(entity.kind, entity.workspaceId, slug), entity);
       const list = this.#byOrg.get(key(entity.kind, entity.organisationId));
