@@ -2,6 +2,7 @@
 // into ./gen (never edited by hand: change proto/ and run `pnpm --filter @aigw/proto gen`), plus
 // the constants and helpers that producers and consumers of those contracts share.
 export * from './entity-kinds.js';
+export * from './gen/aigw/v1/alert_event.js';
 export * from './gen/aigw/v1/audit_event.js';
 export * from './gen/aigw/v1/change_event.js';
 export * from './gen/aigw/v1/common.js';

@@ -48,6 +48,7 @@ describe('streams', () => {
       requests: { name: 'AIGW_REQUESTS', subjects: ['aigw.requests.v1'] },
       changes: { name: 'AIGW_CHANGES', subjects: ['aigw.changes.v1.*'] },
       audit: { name: 'AIGW_AUDIT', subjects: ['aigw.audit.v1'] },
+      alerts: { name: 'AIGW_ALERTS', subjects: ['aigw.alerts.v1'] },
     });
     expect(CHANGES_SUBJECT_WILDCARD).toBe('aigw.changes.v1.*');
     expect(Object.isFrozen(STREAMS.changes.subjects)).toBe(true);

@@ -25,17 +25,23 @@ export const CHANGES_SUBJECT_WILDCARD = `${CHANGES_SUBJECT_PREFIX}.*`;
 export const AUDIT_STREAM = 'AIGW_AUDIT';
 export const AUDIT_SUBJECT = 'aigw.audit.v1';
 
+/** UsageAlertEvent: gateway -> logger. Nats-Msg-Id = UsageAlertEvent.id. */
+export const ALERTS_STREAM = 'AIGW_ALERTS';
+export const ALERTS_SUBJECT = 'aigw.alerts.v1';
+
 export interface StreamSpec {
   readonly name: string;
   readonly subjects: readonly string[];
 }
 
 /** Every stream with the subjects it captures, for stream creation at startup. */
-export const STREAMS: Readonly<Record<'requests' | 'changes' | 'audit', StreamSpec>> = Object.freeze({
-  requests: Object.freeze({ name: REQUESTS_STREAM, subjects: Object.freeze([REQUESTS_SUBJECT]) }),
-  changes: Object.freeze({ name: CHANGES_STREAM, subjects: Object.freeze([CHANGES_SUBJECT_WILDCARD]) }),
-  audit: Object.freeze({ name: AUDIT_STREAM, subjects: Object.freeze([AUDIT_SUBJECT]) }),
-});
+export const STREAMS: Readonly<Record<'requests' | 'changes' | 'audit' | 'alerts', StreamSpec>> =
+  Object.freeze({
+    requests: Object.freeze({ name: REQUESTS_STREAM, subjects: Object.freeze([REQUESTS_SUBJECT]) }),
+    changes: Object.freeze({ name: CHANGES_STREAM, subjects: Object.freeze([CHANGES_SUBJECT_WILDCARD]) }),
+    audit: Object.freeze({ name: AUDIT_STREAM, subjects: Object.freeze([AUDIT_SUBJECT]) }),
+    alerts: Object.freeze({ name: ALERTS_STREAM, subjects: Object.freeze([ALERTS_SUBJECT]) }),
+  });
 
 /** `aigw.changes.v1.<kind>`, the kind being the enum name in lower case (`api_key`). */
 export function changeSubject(kind: EntityKind): string {
