@@ -92,7 +92,7 @@ const logsService: LogsServiceServer = {
     callback(null, {
       logs: visible
         .slice(0, pageSize)
-        .map((request) => ({ request, ingestedAtMs: request.completedAtMs + 5 })),
+        .map((request) => ({ request, ingestedAtMs: request.completedAtMs + 5, feedback: [] })),
       nextCursor: `after:${call.metadata.get('x-request-id')[0]}`,
       total: visible.length,
     });
@@ -104,6 +104,14 @@ const logsService: LogsServiceServer = {
   getGraph: unimplemented,
   getSummary: unimplemented,
   listAuditEvents: unimplemented,
+  createFeedback: unimplemented,
+  updateFeedback: unimplemented,
+  createExport: unimplemented,
+  getExport: unimplemented,
+  listExports: unimplemented,
+  downloadExport(call) {
+    call.destroy(Object.assign(new Error('not part of this test'), { code: status.UNIMPLEMENTED }));
+  },
 };
 
 let server: Server;
@@ -224,7 +232,9 @@ describe('LogsService over grpc-js', () => {
     const response = await new Promise<ListLogsResponse>((resolve, reject) =>
       logsClient.listLogs(request, metadata, (err, res) => (err ? reject(err) : resolve(res))),
     );
-    expect(response.logs).toEqual([{ request: requestEvent, ingestedAtMs: requestEvent.completedAtMs + 5 }]);
+    expect(response.logs).toEqual([
+      { request: requestEvent, ingestedAtMs: requestEvent.completedAtMs + 5, feedback: [] },
+    ]);
     expect(response.nextCursor).toBe('after:req-1');
     expect(response.total).toBe(1);
   });

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -23,9 +25,10 @@ import { Actor, Cost, TokenUsage } from "./common.js";
 import { CacheStatus, cacheStatusFromJSON, cacheStatusToJSON, RequestEvent } from "./request_event.js";
 
 /**
- * LogsService: the logger's read API over request logs, analytics and audit records. Served by the
- * logger on gRPC port 50052; the control plane's /logs, /analytics and /audit-logs routes call it
- * after authorising the caller, and pass what the caller may see in CallerContext.
+ * LogsService: the logger's API over request logs, analytics, audit records, feedback and log
+ * exports. Served by the logger on gRPC port 50052; the control plane's /logs, /analytics,
+ * /audit-logs and /feedback routes call it after authorising the caller, and pass what the caller
+ * may see in CallerContext.
  */
 
 /** Dimension of GetGroups (spec 4.5). */
@@ -396,6 +399,106 @@ export function graphBucketToJSON(object: GraphBucket): string {
   }
 }
 
+/** File format of a log export. */
+export enum ExportFormat {
+  /** UNSPECIFIED - Not set; invalid. */
+  UNSPECIFIED = 0,
+  /** JSONL - One JSON object per line. */
+  JSONL = 1,
+  /** CSV - RFC 4180 CSV with a header line. */
+  CSV = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function exportFormatFromJSON(object: any): ExportFormat {
+  switch (object) {
+    case 0:
+    case "EXPORT_FORMAT_UNSPECIFIED":
+      return ExportFormat.UNSPECIFIED;
+    case 1:
+    case "EXPORT_FORMAT_JSONL":
+      return ExportFormat.JSONL;
+    case 2:
+    case "EXPORT_FORMAT_CSV":
+      return ExportFormat.CSV;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ExportFormat.UNRECOGNIZED;
+  }
+}
+
+export function exportFormatToJSON(object: ExportFormat): string {
+  switch (object) {
+    case ExportFormat.UNSPECIFIED:
+      return "EXPORT_FORMAT_UNSPECIFIED";
+    case ExportFormat.JSONL:
+      return "EXPORT_FORMAT_JSONL";
+    case ExportFormat.CSV:
+      return "EXPORT_FORMAT_CSV";
+    case ExportFormat.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** Lifecycle of a log export. */
+export enum ExportStatus {
+  /** UNSPECIFIED - Not set. */
+  UNSPECIFIED = 0,
+  /** PENDING - Queued, not started. */
+  PENDING = 1,
+  /** RUNNING - Writing rows. */
+  RUNNING = 2,
+  /** SUCCEEDED - Done; the file can be downloaded. */
+  SUCCEEDED = 3,
+  /** FAILED - Stopped with an error (see error). */
+  FAILED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function exportStatusFromJSON(object: any): ExportStatus {
+  switch (object) {
+    case 0:
+    case "EXPORT_STATUS_UNSPECIFIED":
+      return ExportStatus.UNSPECIFIED;
+    case 1:
+    case "EXPORT_STATUS_PENDING":
+      return ExportStatus.PENDING;
+    case 2:
+    case "EXPORT_STATUS_RUNNING":
+      return ExportStatus.RUNNING;
+    case 3:
+    case "EXPORT_STATUS_SUCCEEDED":
+      return ExportStatus.SUCCEEDED;
+    case 4:
+    case "EXPORT_STATUS_FAILED":
+      return ExportStatus.FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ExportStatus.UNRECOGNIZED;
+  }
+}
+
+export function exportStatusToJSON(object: ExportStatus): string {
+  switch (object) {
+    case ExportStatus.UNSPECIFIED:
+      return "EXPORT_STATUS_UNSPECIFIED";
+    case ExportStatus.PENDING:
+      return "EXPORT_STATUS_PENDING";
+    case ExportStatus.RUNNING:
+      return "EXPORT_STATUS_RUNNING";
+    case ExportStatus.SUCCEEDED:
+      return "EXPORT_STATUS_SUCCEEDED";
+    case ExportStatus.FAILED:
+      return "EXPORT_STATUS_FAILED";
+    case ExportStatus.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /**
  * What the caller may see, decided by the control plane. Every request carries it; the logger
  * applies it before any filter and fails closed (an empty scope sees nothing).
@@ -487,6 +590,8 @@ export interface LogEntry {
     | undefined;
   /** When the logger stored it. */
   ingestedAtMs: number;
+  /** Feedback recorded on the log's trace, oldest first (GetLog only; empty in lists). */
+  feedback: Feedback[];
 }
 
 /** Request of ListLogs. */
@@ -532,7 +637,15 @@ export interface GetLogRequest {
 /** Response of GetLog. */
 export interface GetLogResponse {
   /** The log, bodies included. */
-  log?: LogEntry | undefined;
+  log?:
+    | LogEntry
+    | undefined;
+  /**
+   * Shape of the stored bodies (spec 4.5 `log_format`): `chat_completions`, `completions`,
+   * `embeddings`, `messages` (Anthropic), `responses`, `images`, `audio`, or `raw` for any other
+   * pass-through path.
+   */
+  logFormat: string;
 }
 
 /** Request of GetGroups. */
@@ -693,6 +806,13 @@ export interface GetSummaryResponse {
   cacheHitRate: number;
   /** Distinct users. */
   distinctUsers: number;
+  /** Feedback records on the traces of the matching logs. */
+  feedbackCount: number;
+  /**
+   * Weighted mean feedback value (sum of value x weight over sum of weight), -10..10; unset when
+   * there is no feedback with a positive weight.
+   */
+  avgFeedback?: number | undefined;
 }
 
 /** Request of ListAuditEvents. Empty filter fields do not filter. */
@@ -725,6 +845,10 @@ export interface ListAuditEventsRequest {
   cursor: string;
   /** Also count all matching rows. */
   includeTotal: boolean;
+  /** Narrow to these client IP addresses (exact match). */
+  ips: string[];
+  /** Narrow to these HTTP status codes. */
+  statusCodes: number[];
 }
 
 /** Response of ListAuditEvents. */
@@ -735,6 +859,219 @@ export interface ListAuditEventsResponse {
   nextCursor: string;
   /** Number of matching rows, when include_total was set. */
   total?: number | undefined;
+}
+
+/** Feedback on a trace: a score from -10 to 10 with a weight, plus free metadata. */
+export interface Feedback {
+  /** Feedback id (uuid). */
+  id: string;
+  /** Trace the feedback is about. */
+  traceId: string;
+  /** Score, -10..10. */
+  value: number;
+  /** Weight of the score, 0..1. */
+  weight: number;
+  /** Free key/value metadata. */
+  metadata: { [key: string]: string };
+  /** Organisation of the caller that created it. */
+  organisationId: string;
+  /** Workspace of the caller that created it. */
+  workspaceId: string;
+  /** Who created it. */
+  createdBy?:
+    | Actor
+    | undefined;
+  /** When it was created. */
+  createdAtMs: number;
+  /** When it last changed. */
+  updatedAtMs: number;
+}
+
+export interface Feedback_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+/** Request of CreateFeedback. */
+export interface CreateFeedbackRequest {
+  /** Visibility and identity; the feedback is recorded under actor and the workspace below. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** New feedback id (uuid), chosen by the caller so its audit record names it. */
+  id: string;
+  /** Workspace the feedback belongs to; must be visible to the caller. */
+  workspaceId: string;
+  /** Trace the feedback is about (1..255 characters). */
+  traceId: string;
+  /** Score, -10..10. */
+  value: number;
+  /** Weight, 0..1. */
+  weight: number;
+  /** Free key/value metadata. */
+  metadata: { [key: string]: string };
+}
+
+export interface CreateFeedbackRequest_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+/** Response of CreateFeedback. */
+export interface CreateFeedbackResponse {
+  /** The stored feedback. */
+  feedback?: Feedback | undefined;
+}
+
+/** Request of UpdateFeedback. Unset fields keep their value. */
+export interface UpdateFeedbackRequest {
+  /** Visibility. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** Feedback id. */
+  id: string;
+  /** New score, -10..10. */
+  value?:
+    | number
+    | undefined;
+  /** New weight, 0..1. */
+  weight?:
+    | number
+    | undefined;
+  /** Replaces the metadata when replace_metadata is true. */
+  metadata: { [key: string]: string };
+  /** True to replace the metadata with `metadata` (an empty map clears it). */
+  replaceMetadata: boolean;
+}
+
+export interface UpdateFeedbackRequest_MetadataEntry {
+  key: string;
+  value: string;
+}
+
+/** Response of UpdateFeedback. */
+export interface UpdateFeedbackResponse {
+  /** The feedback after the change. */
+  feedback?: Feedback | undefined;
+}
+
+/** One log export. */
+export interface LogExport {
+  /** Export id (uuid). */
+  id: string;
+  /** Organisation it belongs to. */
+  organisationId: string;
+  /** The filter it exports. */
+  filter?:
+    | LogFilter
+    | undefined;
+  /** Fields of each row, in order. */
+  fields: string[];
+  /** File format. */
+  format: ExportFormat;
+  /** Lifecycle. */
+  status: ExportStatus;
+  /** Rows matching the filter (known once the export started). */
+  totalRows: number;
+  /** Rows written so far. */
+  exportedRows: number;
+  /** exported_rows / total_rows, 0..1 (1 when SUCCEEDED). */
+  progress: number;
+  /** File size in bytes (SUCCEEDED only). */
+  sizeBytes: number;
+  /** Why it FAILED; empty otherwise. */
+  error: string;
+  /** Who asked for it. */
+  requestedBy?:
+    | Actor
+    | undefined;
+  /** When it was created. */
+  createdAtMs: number;
+  /** When it started running; 0 before. */
+  startedAtMs: number;
+  /** When it finished (succeeded or failed); 0 before. */
+  completedAtMs: number;
+}
+
+/** Request of CreateExport. */
+export interface CreateExportRequest {
+  /** Visibility, captured with the export: the rows exported are the ones this caller may see. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** New export id (uuid), chosen by the caller so its audit record names it. */
+  id: string;
+  /** Which logs. */
+  filter?:
+    | LogFilter
+    | undefined;
+  /** Fields of each row (docs/logger.md "Exports" lists them); empty means the default set. */
+  fields: string[];
+  /** File format. */
+  format: ExportFormat;
+}
+
+/** Response of CreateExport. */
+export interface CreateExportResponse {
+  /** The queued export. */
+  export?: LogExport | undefined;
+}
+
+/** Request of GetExport. */
+export interface GetExportRequest {
+  /** Visibility. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** Export id. */
+  id: string;
+}
+
+/** Response of GetExport. */
+export interface GetExportResponse {
+  /** The export. */
+  export?: LogExport | undefined;
+}
+
+/** Request of ListExports. */
+export interface ListExportsRequest {
+  /** Visibility. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** Page size; 0 means 50; the server caps it at 500. */
+  pageSize: number;
+  /** Zero-based page index. */
+  currentPage: number;
+}
+
+/** Response of ListExports. */
+export interface ListExportsResponse {
+  /** The page, newest first. */
+  exports: LogExport[];
+  /** Number of visible exports. */
+  total: number;
+}
+
+/** Request of DownloadExport. */
+export interface DownloadExportRequest {
+  /** Visibility. */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** Export id. */
+  id: string;
+}
+
+/** One chunk of an export file; the chunks in order are the file. */
+export interface DownloadExportResponse {
+  /** The next bytes of the file. */
+  data: Buffer;
+  /** MIME type of the file (first chunk only). */
+  contentType: string;
+  /** Suggested file name (first chunk only). */
+  filename: string;
 }
 
 function createBaseCallerContext(): CallerContext {
@@ -1502,7 +1839,7 @@ export const LogFilter: MessageFns<LogFilter> = {
 };
 
 function createBaseLogEntry(): LogEntry {
-  return { request: undefined, ingestedAtMs: 0 };
+  return { request: undefined, ingestedAtMs: 0, feedback: [] };
 }
 
 export const LogEntry: MessageFns<LogEntry> = {
@@ -1512,6 +1849,9 @@ export const LogEntry: MessageFns<LogEntry> = {
     }
     if (message.ingestedAtMs !== 0) {
       writer.uint32(16).int64(message.ingestedAtMs);
+    }
+    for (const v of message.feedback) {
+      Feedback.encode(v!, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -1545,6 +1885,14 @@ export const LogEntry: MessageFns<LogEntry> = {
             message.ingestedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.feedback.push(Feedback.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1565,6 +1913,7 @@ export const LogEntry: MessageFns<LogEntry> = {
         : isSet(object.ingested_at_ms)
         ? globalThis.Number(object.ingested_at_ms)
         : 0,
+      feedback: globalThis.Array.isArray(object?.feedback) ? object.feedback.map((e: any) => Feedback.fromJSON(e)) : [],
     };
   },
 
@@ -1575,6 +1924,9 @@ export const LogEntry: MessageFns<LogEntry> = {
     }
     if (message.ingestedAtMs !== 0) {
       obj.ingestedAtMs = Math.round(message.ingestedAtMs);
+    }
+    if (message.feedback?.length) {
+      obj.feedback = message.feedback.map((e) => Feedback.toJSON(e));
     }
     return obj;
   },
@@ -1588,6 +1940,7 @@ export const LogEntry: MessageFns<LogEntry> = {
       ? RequestEvent.fromPartial(object.request)
       : undefined;
     message.ingestedAtMs = object.ingestedAtMs ?? 0;
+    message.feedback = object.feedback?.map((e) => Feedback.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1950,13 +2303,16 @@ export const GetLogRequest: MessageFns<GetLogRequest> = {
 };
 
 function createBaseGetLogResponse(): GetLogResponse {
-  return { log: undefined };
+  return { log: undefined, logFormat: "" };
 }
 
 export const GetLogResponse: MessageFns<GetLogResponse> = {
   encode(message: GetLogResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.log !== undefined) {
       LogEntry.encode(message.log, writer.uint32(10).fork()).join();
+    }
+    if (message.logFormat !== "") {
+      writer.uint32(18).string(message.logFormat);
     }
     return writer;
   },
@@ -1982,6 +2338,14 @@ export const GetLogResponse: MessageFns<GetLogResponse> = {
             message.log = LogEntry.decode(reader, reader.uint32());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.logFormat = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1995,13 +2359,23 @@ export const GetLogResponse: MessageFns<GetLogResponse> = {
   },
 
   fromJSON(object: any): GetLogResponse {
-    return { log: isSet(object.log) ? LogEntry.fromJSON(object.log) : undefined };
+    return {
+      log: isSet(object.log) ? LogEntry.fromJSON(object.log) : undefined,
+      logFormat: isSet(object.logFormat)
+        ? globalThis.String(object.logFormat)
+        : isSet(object.log_format)
+        ? globalThis.String(object.log_format)
+        : "",
+    };
   },
 
   toJSON(message: GetLogResponse): unknown {
     const obj: any = {};
     if (message.log !== undefined) {
       obj.log = LogEntry.toJSON(message.log);
+    }
+    if (message.logFormat !== "") {
+      obj.logFormat = message.logFormat;
     }
     return obj;
   },
@@ -2012,6 +2386,7 @@ export const GetLogResponse: MessageFns<GetLogResponse> = {
   fromPartial<I extends Exact<DeepPartial<GetLogResponse>, I>>(object: I): GetLogResponse {
     const message = createBaseGetLogResponse();
     message.log = (object.log !== undefined && object.log !== null) ? LogEntry.fromPartial(object.log) : undefined;
+    message.logFormat = object.logFormat ?? "";
     return message;
   },
 };
@@ -3071,6 +3446,8 @@ function createBaseGetSummaryResponse(): GetSummaryResponse {
     successRate: 0,
     cacheHitRate: 0,
     distinctUsers: 0,
+    feedbackCount: 0,
+    avgFeedback: undefined,
   };
 }
 
@@ -3105,6 +3482,12 @@ export const GetSummaryResponse: MessageFns<GetSummaryResponse> = {
     }
     if (message.distinctUsers !== 0) {
       writer.uint32(80).uint64(message.distinctUsers);
+    }
+    if (message.feedbackCount !== 0) {
+      writer.uint32(88).uint64(message.feedbackCount);
+    }
+    if (message.avgFeedback !== undefined) {
+      writer.uint32(97).double(message.avgFeedback);
     }
     return writer;
   },
@@ -3202,6 +3585,22 @@ export const GetSummaryResponse: MessageFns<GetSummaryResponse> = {
             message.distinctUsers = longToNumber(reader.uint64());
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.feedbackCount = longToNumber(reader.uint64());
+            continue;
+          }
+          case 12: {
+            if (tag !== 97) {
+              break;
+            }
+
+            message.avgFeedback = reader.double();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3258,6 +3657,16 @@ export const GetSummaryResponse: MessageFns<GetSummaryResponse> = {
         : isSet(object.distinct_users)
         ? globalThis.Number(object.distinct_users)
         : 0,
+      feedbackCount: isSet(object.feedbackCount)
+        ? globalThis.Number(object.feedbackCount)
+        : isSet(object.feedback_count)
+        ? globalThis.Number(object.feedback_count)
+        : 0,
+      avgFeedback: isSet(object.avgFeedback)
+        ? globalThis.Number(object.avgFeedback)
+        : isSet(object.avg_feedback)
+        ? globalThis.Number(object.avg_feedback)
+        : undefined,
     };
   },
 
@@ -3293,6 +3702,12 @@ export const GetSummaryResponse: MessageFns<GetSummaryResponse> = {
     if (message.distinctUsers !== 0) {
       obj.distinctUsers = Math.round(message.distinctUsers);
     }
+    if (message.feedbackCount !== 0) {
+      obj.feedbackCount = Math.round(message.feedbackCount);
+    }
+    if (message.avgFeedback !== undefined) {
+      obj.avgFeedback = floatToJson(message.avgFeedback);
+    }
     return obj;
   },
 
@@ -3313,6 +3728,8 @@ export const GetSummaryResponse: MessageFns<GetSummaryResponse> = {
     message.successRate = object.successRate ?? 0;
     message.cacheHitRate = object.cacheHitRate ?? 0;
     message.distinctUsers = object.distinctUsers ?? 0;
+    message.feedbackCount = object.feedbackCount ?? 0;
+    message.avgFeedback = object.avgFeedback ?? undefined;
     return message;
   },
 };
@@ -3332,6 +3749,8 @@ function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
     pageSize: 0,
     cursor: "",
     includeTotal: false,
+    ips: [],
+    statusCodes: [],
   };
 }
 
@@ -3375,6 +3794,16 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     }
     if (message.includeTotal !== false) {
       writer.uint32(104).bool(message.includeTotal);
+    }
+    for (const v of message.ips) {
+      writer.uint32(114).string(v!);
+    }
+    if (message.statusCodes.length !== 0) {
+      writer.uint32(122).fork();
+      for (const v of message.statusCodes) {
+        writer.uint32(v);
+      }
+      writer.join();
     }
     return writer;
   },
@@ -3496,6 +3925,32 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
             message.includeTotal = reader.bool();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.ips.push(reader.string());
+            continue;
+          }
+          case 15: {
+            if (tag === 120) {
+              message.statusCodes.push(reader.uint32());
+
+              continue;
+            }
+
+            if (tag === 122) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.statusCodes.push(reader.uint32());
+              }
+
+              continue;
+            }
+
+            break;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3559,6 +4014,14 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         : isSet(object.include_total)
         ? globalThis.Boolean(object.include_total)
         : false,
+      ips: globalThis.Array.isArray(object?.ips)
+        ? object.ips.map((e: any) => globalThis.String(e))
+        : [],
+      statusCodes: globalThis.Array.isArray(object?.statusCodes)
+        ? object.statusCodes.map((e: any) => globalThis.Number(e))
+        : globalThis.Array.isArray(object?.status_codes)
+        ? object.status_codes.map((e: any) => globalThis.Number(e))
+        : [],
     };
   },
 
@@ -3603,6 +4066,12 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     if (message.includeTotal !== false) {
       obj.includeTotal = message.includeTotal;
     }
+    if (message.ips?.length) {
+      obj.ips = message.ips;
+    }
+    if (message.statusCodes?.length) {
+      obj.statusCodes = message.statusCodes.map((e) => Math.round(e));
+    }
     return obj;
   },
 
@@ -3626,6 +4095,8 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     message.pageSize = object.pageSize ?? 0;
     message.cursor = object.cursor ?? "";
     message.includeTotal = object.includeTotal ?? false;
+    message.ips = object.ips?.map((e) => e) || [];
+    message.statusCodes = object.statusCodes?.map((e) => e) || [];
     return message;
   },
 };
@@ -3735,7 +4206,2173 @@ export const ListAuditEventsResponse: MessageFns<ListAuditEventsResponse> = {
   },
 };
 
-/** Read access to request logs, analytics and audit records. */
+function createBaseFeedback(): Feedback {
+  return {
+    id: "",
+    traceId: "",
+    value: 0,
+    weight: 0,
+    metadata: {},
+    organisationId: "",
+    workspaceId: "",
+    createdBy: undefined,
+    createdAtMs: 0,
+    updatedAtMs: 0,
+  };
+}
+
+export const Feedback: MessageFns<Feedback> = {
+  encode(message: Feedback, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.traceId !== "") {
+      writer.uint32(18).string(message.traceId);
+    }
+    if (message.value !== 0) {
+      writer.uint32(24).int32(message.value);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(33).double(message.weight);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      Feedback_MetadataEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.organisationId !== "") {
+      writer.uint32(50).string(message.organisationId);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(58).string(message.workspaceId);
+    }
+    if (message.createdBy !== undefined) {
+      Actor.encode(message.createdBy, writer.uint32(66).fork()).join();
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(72).int64(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      writer.uint32(80).int64(message.updatedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Feedback {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFeedback();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.traceId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.weight = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = Feedback_MetadataEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.metadata[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.organisationId = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdBy = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.updatedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Feedback {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      traceId: isSet(object.traceId)
+        ? globalThis.String(object.traceId)
+        : isSet(object.trace_id)
+        ? globalThis.String(object.trace_id)
+        : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      organisationId: isSet(object.organisationId)
+        ? globalThis.String(object.organisationId)
+        : isSet(object.organisation_id)
+        ? globalThis.String(object.organisation_id)
+        : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      createdBy: isSet(object.createdBy)
+        ? Actor.fromJSON(object.createdBy)
+        : isSet(object.created_by)
+        ? Actor.fromJSON(object.created_by)
+        : undefined,
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      updatedAtMs: isSet(object.updatedAtMs)
+        ? globalThis.Number(object.updatedAtMs)
+        : isSet(object.updated_at_ms)
+        ? globalThis.Number(object.updated_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: Feedback): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.traceId !== "") {
+      obj.traceId = message.traceId;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    if (message.weight !== 0) {
+      obj.weight = floatToJson(message.weight);
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    if (message.organisationId !== "") {
+      obj.organisationId = message.organisationId;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.createdBy !== undefined) {
+      obj.createdBy = Actor.toJSON(message.createdBy);
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.updatedAtMs !== 0) {
+      obj.updatedAtMs = Math.round(message.updatedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Feedback>, I>>(base?: I): Feedback {
+    return Feedback.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Feedback>, I>>(object: I): Feedback {
+    const message = createBaseFeedback();
+    message.id = object.id ?? "";
+    message.traceId = object.traceId ?? "";
+    message.value = object.value ?? 0;
+    message.weight = object.weight ?? 0;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.organisationId = object.organisationId ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.createdBy = (object.createdBy !== undefined && object.createdBy !== null)
+      ? Actor.fromPartial(object.createdBy)
+      : undefined;
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.updatedAtMs = object.updatedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseFeedback_MetadataEntry(): Feedback_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const Feedback_MetadataEntry: MessageFns<Feedback_MetadataEntry> = {
+  encode(message: Feedback_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Feedback_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFeedback_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Feedback_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: Feedback_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Feedback_MetadataEntry>, I>>(base?: I): Feedback_MetadataEntry {
+    return Feedback_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Feedback_MetadataEntry>, I>>(object: I): Feedback_MetadataEntry {
+    const message = createBaseFeedback_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateFeedbackRequest(): CreateFeedbackRequest {
+  return { caller: undefined, id: "", workspaceId: "", traceId: "", value: 0, weight: 0, metadata: {} };
+}
+
+export const CreateFeedbackRequest: MessageFns<CreateFeedbackRequest> = {
+  encode(message: CreateFeedbackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.workspaceId !== "") {
+      writer.uint32(26).string(message.workspaceId);
+    }
+    if (message.traceId !== "") {
+      writer.uint32(34).string(message.traceId);
+    }
+    if (message.value !== 0) {
+      writer.uint32(40).int32(message.value);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(49).double(message.weight);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      CreateFeedbackRequest_MetadataEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFeedbackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFeedbackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workspaceId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.traceId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 49) {
+              break;
+            }
+
+            message.weight = reader.double();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = CreateFeedbackRequest_MetadataEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.metadata[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFeedbackRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      workspaceId: isSet(object.workspaceId)
+        ? globalThis.String(object.workspaceId)
+        : isSet(object.workspace_id)
+        ? globalThis.String(object.workspace_id)
+        : "",
+      traceId: isSet(object.traceId)
+        ? globalThis.String(object.traceId)
+        : isSet(object.trace_id)
+        ? globalThis.String(object.trace_id)
+        : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: CreateFeedbackRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.workspaceId !== "") {
+      obj.workspaceId = message.workspaceId;
+    }
+    if (message.traceId !== "") {
+      obj.traceId = message.traceId;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    if (message.weight !== 0) {
+      obj.weight = floatToJson(message.weight);
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateFeedbackRequest>, I>>(base?: I): CreateFeedbackRequest {
+    return CreateFeedbackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateFeedbackRequest>, I>>(object: I): CreateFeedbackRequest {
+    const message = createBaseCreateFeedbackRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    message.workspaceId = object.workspaceId ?? "";
+    message.traceId = object.traceId ?? "";
+    message.value = object.value ?? 0;
+    message.weight = object.weight ?? 0;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseCreateFeedbackRequest_MetadataEntry(): CreateFeedbackRequest_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const CreateFeedbackRequest_MetadataEntry: MessageFns<CreateFeedbackRequest_MetadataEntry> = {
+  encode(message: CreateFeedbackRequest_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFeedbackRequest_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFeedbackRequest_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFeedbackRequest_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: CreateFeedbackRequest_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateFeedbackRequest_MetadataEntry>, I>>(
+    base?: I,
+  ): CreateFeedbackRequest_MetadataEntry {
+    return CreateFeedbackRequest_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateFeedbackRequest_MetadataEntry>, I>>(
+    object: I,
+  ): CreateFeedbackRequest_MetadataEntry {
+    const message = createBaseCreateFeedbackRequest_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseCreateFeedbackResponse(): CreateFeedbackResponse {
+  return { feedback: undefined };
+}
+
+export const CreateFeedbackResponse: MessageFns<CreateFeedbackResponse> = {
+  encode(message: CreateFeedbackResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.feedback !== undefined) {
+      Feedback.encode(message.feedback, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateFeedbackResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateFeedbackResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.feedback = Feedback.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateFeedbackResponse {
+    return { feedback: isSet(object.feedback) ? Feedback.fromJSON(object.feedback) : undefined };
+  },
+
+  toJSON(message: CreateFeedbackResponse): unknown {
+    const obj: any = {};
+    if (message.feedback !== undefined) {
+      obj.feedback = Feedback.toJSON(message.feedback);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateFeedbackResponse>, I>>(base?: I): CreateFeedbackResponse {
+    return CreateFeedbackResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateFeedbackResponse>, I>>(object: I): CreateFeedbackResponse {
+    const message = createBaseCreateFeedbackResponse();
+    message.feedback = (object.feedback !== undefined && object.feedback !== null)
+      ? Feedback.fromPartial(object.feedback)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseUpdateFeedbackRequest(): UpdateFeedbackRequest {
+  return { caller: undefined, id: "", value: undefined, weight: undefined, metadata: {}, replaceMetadata: false };
+}
+
+export const UpdateFeedbackRequest: MessageFns<UpdateFeedbackRequest> = {
+  encode(message: UpdateFeedbackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.value !== undefined) {
+      writer.uint32(24).int32(message.value);
+    }
+    if (message.weight !== undefined) {
+      writer.uint32(33).double(message.weight);
+    }
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      UpdateFeedbackRequest_MetadataEntry.encode({ key: key as any, value }, writer.uint32(42).fork()).join();
+    });
+    if (message.replaceMetadata !== false) {
+      writer.uint32(48).bool(message.replaceMetadata);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateFeedbackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateFeedbackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.value = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 33) {
+              break;
+            }
+
+            message.weight = reader.double();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            const entry5 = UpdateFeedbackRequest_MetadataEntry.decode(reader, reader.uint32());
+            if (entry5.value !== undefined) {
+              message.metadata[entry5.key] = entry5.value;
+            }
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.replaceMetadata = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateFeedbackRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : undefined,
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : undefined,
+      metadata: isObject(object.metadata)
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+      replaceMetadata: isSet(object.replaceMetadata)
+        ? globalThis.Boolean(object.replaceMetadata)
+        : isSet(object.replace_metadata)
+        ? globalThis.Boolean(object.replace_metadata)
+        : false,
+    };
+  },
+
+  toJSON(message: UpdateFeedbackRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.value !== undefined) {
+      obj.value = Math.round(message.value);
+    }
+    if (message.weight !== undefined) {
+      obj.weight = floatToJson(message.weight);
+    }
+    if (message.metadata) {
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
+      if (entries.length > 0) {
+        obj.metadata = {};
+        entries.forEach(([k, v]) => {
+          obj.metadata[k] = v;
+        });
+      }
+    }
+    if (message.replaceMetadata !== false) {
+      obj.replaceMetadata = message.replaceMetadata;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateFeedbackRequest>, I>>(base?: I): UpdateFeedbackRequest {
+    return UpdateFeedbackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateFeedbackRequest>, I>>(object: I): UpdateFeedbackRequest {
+    const message = createBaseUpdateFeedbackRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    message.value = object.value ?? undefined;
+    message.weight = object.weight ?? undefined;
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    message.replaceMetadata = object.replaceMetadata ?? false;
+    return message;
+  },
+};
+
+function createBaseUpdateFeedbackRequest_MetadataEntry(): UpdateFeedbackRequest_MetadataEntry {
+  return { key: "", value: "" };
+}
+
+export const UpdateFeedbackRequest_MetadataEntry: MessageFns<UpdateFeedbackRequest_MetadataEntry> = {
+  encode(message: UpdateFeedbackRequest_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateFeedbackRequest_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateFeedbackRequest_MetadataEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateFeedbackRequest_MetadataEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: UpdateFeedbackRequest_MetadataEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateFeedbackRequest_MetadataEntry>, I>>(
+    base?: I,
+  ): UpdateFeedbackRequest_MetadataEntry {
+    return UpdateFeedbackRequest_MetadataEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateFeedbackRequest_MetadataEntry>, I>>(
+    object: I,
+  ): UpdateFeedbackRequest_MetadataEntry {
+    const message = createBaseUpdateFeedbackRequest_MetadataEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseUpdateFeedbackResponse(): UpdateFeedbackResponse {
+  return { feedback: undefined };
+}
+
+export const UpdateFeedbackResponse: MessageFns<UpdateFeedbackResponse> = {
+  encode(message: UpdateFeedbackResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.feedback !== undefined) {
+      Feedback.encode(message.feedback, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UpdateFeedbackResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUpdateFeedbackResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.feedback = Feedback.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UpdateFeedbackResponse {
+    return { feedback: isSet(object.feedback) ? Feedback.fromJSON(object.feedback) : undefined };
+  },
+
+  toJSON(message: UpdateFeedbackResponse): unknown {
+    const obj: any = {};
+    if (message.feedback !== undefined) {
+      obj.feedback = Feedback.toJSON(message.feedback);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UpdateFeedbackResponse>, I>>(base?: I): UpdateFeedbackResponse {
+    return UpdateFeedbackResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UpdateFeedbackResponse>, I>>(object: I): UpdateFeedbackResponse {
+    const message = createBaseUpdateFeedbackResponse();
+    message.feedback = (object.feedback !== undefined && object.feedback !== null)
+      ? Feedback.fromPartial(object.feedback)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseLogExport(): LogExport {
+  return {
+    id: "",
+    organisationId: "",
+    filter: undefined,
+    fields: [],
+    format: 0,
+    status: 0,
+    totalRows: 0,
+    exportedRows: 0,
+    progress: 0,
+    sizeBytes: 0,
+    error: "",
+    requestedBy: undefined,
+    createdAtMs: 0,
+    startedAtMs: 0,
+    completedAtMs: 0,
+  };
+}
+
+export const LogExport: MessageFns<LogExport> = {
+  encode(message: LogExport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.organisationId !== "") {
+      writer.uint32(18).string(message.organisationId);
+    }
+    if (message.filter !== undefined) {
+      LogFilter.encode(message.filter, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.fields) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.format !== 0) {
+      writer.uint32(40).int32(message.format);
+    }
+    if (message.status !== 0) {
+      writer.uint32(48).int32(message.status);
+    }
+    if (message.totalRows !== 0) {
+      writer.uint32(56).uint64(message.totalRows);
+    }
+    if (message.exportedRows !== 0) {
+      writer.uint32(64).uint64(message.exportedRows);
+    }
+    if (message.progress !== 0) {
+      writer.uint32(73).double(message.progress);
+    }
+    if (message.sizeBytes !== 0) {
+      writer.uint32(80).uint64(message.sizeBytes);
+    }
+    if (message.error !== "") {
+      writer.uint32(90).string(message.error);
+    }
+    if (message.requestedBy !== undefined) {
+      Actor.encode(message.requestedBy, writer.uint32(98).fork()).join();
+    }
+    if (message.createdAtMs !== 0) {
+      writer.uint32(104).int64(message.createdAtMs);
+    }
+    if (message.startedAtMs !== 0) {
+      writer.uint32(112).int64(message.startedAtMs);
+    }
+    if (message.completedAtMs !== 0) {
+      writer.uint32(120).int64(message.completedAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LogExport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLogExport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.organisationId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filter = LogFilter.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fields.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.format = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.totalRows = longToNumber(reader.uint64());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.exportedRows = longToNumber(reader.uint64());
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.progress = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.sizeBytes = longToNumber(reader.uint64());
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.error = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.requestedBy = Actor.decode(reader, reader.uint32());
+            continue;
+          }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.createdAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.startedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.completedAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LogExport {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      organisationId: isSet(object.organisationId)
+        ? globalThis.String(object.organisationId)
+        : isSet(object.organisation_id)
+        ? globalThis.String(object.organisation_id)
+        : "",
+      filter: isSet(object.filter) ? LogFilter.fromJSON(object.filter) : undefined,
+      fields: globalThis.Array.isArray(object?.fields) ? object.fields.map((e: any) => globalThis.String(e)) : [],
+      format: isSet(object.format) ? exportFormatFromJSON(object.format) : 0,
+      status: isSet(object.status) ? exportStatusFromJSON(object.status) : 0,
+      totalRows: isSet(object.totalRows)
+        ? globalThis.Number(object.totalRows)
+        : isSet(object.total_rows)
+        ? globalThis.Number(object.total_rows)
+        : 0,
+      exportedRows: isSet(object.exportedRows)
+        ? globalThis.Number(object.exportedRows)
+        : isSet(object.exported_rows)
+        ? globalThis.Number(object.exported_rows)
+        : 0,
+      progress: isSet(object.progress) ? globalThis.Number(object.progress) : 0,
+      sizeBytes: isSet(object.sizeBytes)
+        ? globalThis.Number(object.sizeBytes)
+        : isSet(object.size_bytes)
+        ? globalThis.Number(object.size_bytes)
+        : 0,
+      error: isSet(object.error) ? globalThis.String(object.error) : "",
+      requestedBy: isSet(object.requestedBy)
+        ? Actor.fromJSON(object.requestedBy)
+        : isSet(object.requested_by)
+        ? Actor.fromJSON(object.requested_by)
+        : undefined,
+      createdAtMs: isSet(object.createdAtMs)
+        ? globalThis.Number(object.createdAtMs)
+        : isSet(object.created_at_ms)
+        ? globalThis.Number(object.created_at_ms)
+        : 0,
+      startedAtMs: isSet(object.startedAtMs)
+        ? globalThis.Number(object.startedAtMs)
+        : isSet(object.started_at_ms)
+        ? globalThis.Number(object.started_at_ms)
+        : 0,
+      completedAtMs: isSet(object.completedAtMs)
+        ? globalThis.Number(object.completedAtMs)
+        : isSet(object.completed_at_ms)
+        ? globalThis.Number(object.completed_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: LogExport): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.organisationId !== "") {
+      obj.organisationId = message.organisationId;
+    }
+    if (message.filter !== undefined) {
+      obj.filter = LogFilter.toJSON(message.filter);
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields;
+    }
+    if (message.format !== 0) {
+      obj.format = exportFormatToJSON(message.format);
+    }
+    if (message.status !== 0) {
+      obj.status = exportStatusToJSON(message.status);
+    }
+    if (message.totalRows !== 0) {
+      obj.totalRows = Math.round(message.totalRows);
+    }
+    if (message.exportedRows !== 0) {
+      obj.exportedRows = Math.round(message.exportedRows);
+    }
+    if (message.progress !== 0) {
+      obj.progress = floatToJson(message.progress);
+    }
+    if (message.sizeBytes !== 0) {
+      obj.sizeBytes = Math.round(message.sizeBytes);
+    }
+    if (message.error !== "") {
+      obj.error = message.error;
+    }
+    if (message.requestedBy !== undefined) {
+      obj.requestedBy = Actor.toJSON(message.requestedBy);
+    }
+    if (message.createdAtMs !== 0) {
+      obj.createdAtMs = Math.round(message.createdAtMs);
+    }
+    if (message.startedAtMs !== 0) {
+      obj.startedAtMs = Math.round(message.startedAtMs);
+    }
+    if (message.completedAtMs !== 0) {
+      obj.completedAtMs = Math.round(message.completedAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LogExport>, I>>(base?: I): LogExport {
+    return LogExport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LogExport>, I>>(object: I): LogExport {
+    const message = createBaseLogExport();
+    message.id = object.id ?? "";
+    message.organisationId = object.organisationId ?? "";
+    message.filter = (object.filter !== undefined && object.filter !== null)
+      ? LogFilter.fromPartial(object.filter)
+      : undefined;
+    message.fields = object.fields?.map((e) => e) || [];
+    message.format = object.format ?? 0;
+    message.status = object.status ?? 0;
+    message.totalRows = object.totalRows ?? 0;
+    message.exportedRows = object.exportedRows ?? 0;
+    message.progress = object.progress ?? 0;
+    message.sizeBytes = object.sizeBytes ?? 0;
+    message.error = object.error ?? "";
+    message.requestedBy = (object.requestedBy !== undefined && object.requestedBy !== null)
+      ? Actor.fromPartial(object.requestedBy)
+      : undefined;
+    message.createdAtMs = object.createdAtMs ?? 0;
+    message.startedAtMs = object.startedAtMs ?? 0;
+    message.completedAtMs = object.completedAtMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateExportRequest(): CreateExportRequest {
+  return { caller: undefined, id: "", filter: undefined, fields: [], format: 0 };
+}
+
+export const CreateExportRequest: MessageFns<CreateExportRequest> = {
+  encode(message: CreateExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    if (message.filter !== undefined) {
+      LogFilter.encode(message.filter, writer.uint32(26).fork()).join();
+    }
+    for (const v of message.fields) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.format !== 0) {
+      writer.uint32(40).int32(message.format);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filter = LogFilter.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.fields.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.format = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateExportRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      filter: isSet(object.filter) ? LogFilter.fromJSON(object.filter) : undefined,
+      fields: globalThis.Array.isArray(object?.fields) ? object.fields.map((e: any) => globalThis.String(e)) : [],
+      format: isSet(object.format) ? exportFormatFromJSON(object.format) : 0,
+    };
+  },
+
+  toJSON(message: CreateExportRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.filter !== undefined) {
+      obj.filter = LogFilter.toJSON(message.filter);
+    }
+    if (message.fields?.length) {
+      obj.fields = message.fields;
+    }
+    if (message.format !== 0) {
+      obj.format = exportFormatToJSON(message.format);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateExportRequest>, I>>(base?: I): CreateExportRequest {
+    return CreateExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateExportRequest>, I>>(object: I): CreateExportRequest {
+    const message = createBaseCreateExportRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    message.filter = (object.filter !== undefined && object.filter !== null)
+      ? LogFilter.fromPartial(object.filter)
+      : undefined;
+    message.fields = object.fields?.map((e) => e) || [];
+    message.format = object.format ?? 0;
+    return message;
+  },
+};
+
+function createBaseCreateExportResponse(): CreateExportResponse {
+  return { export: undefined };
+}
+
+export const CreateExportResponse: MessageFns<CreateExportResponse> = {
+  encode(message: CreateExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.export !== undefined) {
+      LogExport.encode(message.export, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.export = LogExport.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateExportResponse {
+    return { export: isSet(object.export) ? LogExport.fromJSON(object.export) : undefined };
+  },
+
+  toJSON(message: CreateExportResponse): unknown {
+    const obj: any = {};
+    if (message.export !== undefined) {
+      obj.export = LogExport.toJSON(message.export);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateExportResponse>, I>>(base?: I): CreateExportResponse {
+    return CreateExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateExportResponse>, I>>(object: I): CreateExportResponse {
+    const message = createBaseCreateExportResponse();
+    message.export = (object.export !== undefined && object.export !== null)
+      ? LogExport.fromPartial(object.export)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGetExportRequest(): GetExportRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const GetExportRequest: MessageFns<GetExportRequest> = {
+  encode(message: GetExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: GetExportRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExportRequest>, I>>(base?: I): GetExportRequest {
+    return GetExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExportRequest>, I>>(object: I): GetExportRequest {
+    const message = createBaseGetExportRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetExportResponse(): GetExportResponse {
+  return { export: undefined };
+}
+
+export const GetExportResponse: MessageFns<GetExportResponse> = {
+  encode(message: GetExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.export !== undefined) {
+      LogExport.encode(message.export, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.export = LogExport.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetExportResponse {
+    return { export: isSet(object.export) ? LogExport.fromJSON(object.export) : undefined };
+  },
+
+  toJSON(message: GetExportResponse): unknown {
+    const obj: any = {};
+    if (message.export !== undefined) {
+      obj.export = LogExport.toJSON(message.export);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetExportResponse>, I>>(base?: I): GetExportResponse {
+    return GetExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetExportResponse>, I>>(object: I): GetExportResponse {
+    const message = createBaseGetExportResponse();
+    message.export = (object.export !== undefined && object.export !== null)
+      ? LogExport.fromPartial(object.export)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListExportsRequest(): ListExportsRequest {
+  return { caller: undefined, pageSize: 0, currentPage: 0 };
+}
+
+export const ListExportsRequest: MessageFns<ListExportsRequest> = {
+  encode(message: ListExportsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.currentPage !== 0) {
+      writer.uint32(24).uint32(message.currentPage);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.currentPage = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      currentPage: isSet(object.currentPage)
+        ? globalThis.Number(object.currentPage)
+        : isSet(object.current_page)
+        ? globalThis.Number(object.current_page)
+        : 0,
+    };
+  },
+
+  toJSON(message: ListExportsRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.currentPage !== 0) {
+      obj.currentPage = Math.round(message.currentPage);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExportsRequest>, I>>(base?: I): ListExportsRequest {
+    return ListExportsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExportsRequest>, I>>(object: I): ListExportsRequest {
+    const message = createBaseListExportsRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.pageSize = object.pageSize ?? 0;
+    message.currentPage = object.currentPage ?? 0;
+    return message;
+  },
+};
+
+function createBaseListExportsResponse(): ListExportsResponse {
+  return { exports: [], total: 0 };
+}
+
+export const ListExportsResponse: MessageFns<ListExportsResponse> = {
+  encode(message: ListExportsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.exports) {
+      LogExport.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.total !== 0) {
+      writer.uint32(16).uint64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListExportsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListExportsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.exports.push(LogExport.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.total = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListExportsResponse {
+    return {
+      exports: globalThis.Array.isArray(object?.exports) ? object.exports.map((e: any) => LogExport.fromJSON(e)) : [],
+      total: isSet(object.total) ? globalThis.Number(object.total) : 0,
+    };
+  },
+
+  toJSON(message: ListExportsResponse): unknown {
+    const obj: any = {};
+    if (message.exports?.length) {
+      obj.exports = message.exports.map((e) => LogExport.toJSON(e));
+    }
+    if (message.total !== 0) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListExportsResponse>, I>>(base?: I): ListExportsResponse {
+    return ListExportsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListExportsResponse>, I>>(object: I): ListExportsResponse {
+    const message = createBaseListExportsResponse();
+    message.exports = object.exports?.map((e) => LogExport.fromPartial(e)) || [];
+    message.total = object.total ?? 0;
+    return message;
+  },
+};
+
+function createBaseDownloadExportRequest(): DownloadExportRequest {
+  return { caller: undefined, id: "" };
+}
+
+export const DownloadExportRequest: MessageFns<DownloadExportRequest> = {
+  encode(message: DownloadExportRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    if (message.id !== "") {
+      writer.uint32(18).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadExportRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadExportRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadExportRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+    };
+  },
+
+  toJSON(message: DownloadExportRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DownloadExportRequest>, I>>(base?: I): DownloadExportRequest {
+    return DownloadExportRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DownloadExportRequest>, I>>(object: I): DownloadExportRequest {
+    const message = createBaseDownloadExportRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseDownloadExportResponse(): DownloadExportResponse {
+  return { data: Buffer.alloc(0), contentType: "", filename: "" };
+}
+
+export const DownloadExportResponse: MessageFns<DownloadExportResponse> = {
+  encode(message: DownloadExportResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.data.length !== 0) {
+      writer.uint32(10).bytes(message.data);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(18).string(message.contentType);
+    }
+    if (message.filename !== "") {
+      writer.uint32(26).string(message.filename);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DownloadExportResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDownloadExportResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.filename = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DownloadExportResponse {
+    return {
+      data: isSet(object.data) ? Buffer.from(bytesFromBase64(object.data)) : Buffer.alloc(0),
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      filename: isSet(object.filename) ? globalThis.String(object.filename) : "",
+    };
+  },
+
+  toJSON(message: DownloadExportResponse): unknown {
+    const obj: any = {};
+    if (message.data.length !== 0) {
+      obj.data = base64FromBytes(message.data);
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.filename !== "") {
+      obj.filename = message.filename;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<DownloadExportResponse>, I>>(base?: I): DownloadExportResponse {
+    return DownloadExportResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<DownloadExportResponse>, I>>(object: I): DownloadExportResponse {
+    const message = createBaseDownloadExportResponse();
+    message.data = object.data ?? Buffer.alloc(0);
+    message.contentType = object.contentType ?? "";
+    message.filename = object.filename ?? "";
+    return message;
+  },
+};
+
+/** Request logs, analytics, audit records, feedback and log exports. */
 export type LogsServiceService = typeof LogsServiceService;
 export const LogsServiceService = {
   /** Lists request logs, newest first, with cursor paging. */
@@ -3803,6 +6440,79 @@ export const LogsServiceService = {
       Buffer.from(ListAuditEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
+  /**
+   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
+   * ALREADY_EXISTS when the id is taken.
+   */
+  createFeedback: {
+    path: "/aigw.v1.LogsService/CreateFeedback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateFeedbackRequest): Buffer =>
+      Buffer.from(CreateFeedbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateFeedbackRequest => CreateFeedbackRequest.decode(value),
+    responseSerialize: (value: CreateFeedbackResponse): Buffer =>
+      Buffer.from(CreateFeedbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateFeedbackResponse => CreateFeedbackResponse.decode(value),
+  },
+  /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
+  updateFeedback: {
+    path: "/aigw.v1.LogsService/UpdateFeedback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: UpdateFeedbackRequest): Buffer =>
+      Buffer.from(UpdateFeedbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): UpdateFeedbackRequest => UpdateFeedbackRequest.decode(value),
+    responseSerialize: (value: UpdateFeedbackResponse): Buffer =>
+      Buffer.from(UpdateFeedbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): UpdateFeedbackResponse => UpdateFeedbackResponse.decode(value),
+  },
+  /**
+   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
+   */
+  createExport: {
+    path: "/aigw.v1.LogsService/CreateExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateExportRequest): Buffer => Buffer.from(CreateExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateExportRequest => CreateExportRequest.decode(value),
+    responseSerialize: (value: CreateExportResponse): Buffer =>
+      Buffer.from(CreateExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateExportResponse => CreateExportResponse.decode(value),
+  },
+  /** Returns one export with its status and progress. NOT_FOUND when missing or not visible. */
+  getExport: {
+    path: "/aigw.v1.LogsService/GetExport" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetExportRequest): Buffer => Buffer.from(GetExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetExportRequest => GetExportRequest.decode(value),
+    responseSerialize: (value: GetExportResponse): Buffer => Buffer.from(GetExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetExportResponse => GetExportResponse.decode(value),
+  },
+  /** Lists the exports the caller may see, newest first. */
+  listExports: {
+    path: "/aigw.v1.LogsService/ListExports" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListExportsRequest): Buffer => Buffer.from(ListExportsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListExportsRequest => ListExportsRequest.decode(value),
+    responseSerialize: (value: ListExportsResponse): Buffer => Buffer.from(ListExportsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListExportsResponse => ListExportsResponse.decode(value),
+  },
+  /** Streams the file of a SUCCEEDED export in chunks; FAILED_PRECONDITION before it succeeded. */
+  downloadExport: {
+    path: "/aigw.v1.LogsService/DownloadExport" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: DownloadExportRequest): Buffer =>
+      Buffer.from(DownloadExportRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DownloadExportRequest => DownloadExportRequest.decode(value),
+    responseSerialize: (value: DownloadExportResponse): Buffer =>
+      Buffer.from(DownloadExportResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): DownloadExportResponse => DownloadExportResponse.decode(value),
+  },
 } as const;
 
 export interface LogsServiceServer extends UntypedServiceImplementation {
@@ -3821,6 +6531,24 @@ export interface LogsServiceServer extends UntypedServiceImplementation {
   getSummary: handleUnaryCall<GetSummaryRequest, GetSummaryResponse>;
   /** Lists audit records, newest first, with cursor paging. */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
+  /**
+   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
+   * ALREADY_EXISTS when the id is taken.
+   */
+  createFeedback: handleUnaryCall<CreateFeedbackRequest, CreateFeedbackResponse>;
+  /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
+  updateFeedback: handleUnaryCall<UpdateFeedbackRequest, UpdateFeedbackResponse>;
+  /**
+   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
+   */
+  createExport: handleUnaryCall<CreateExportRequest, CreateExportResponse>;
+  /** Returns one export with its status and progress. NOT_FOUND when missing or not visible. */
+  getExport: handleUnaryCall<GetExportRequest, GetExportResponse>;
+  /** Lists the exports the caller may see, newest first. */
+  listExports: handleUnaryCall<ListExportsRequest, ListExportsResponse>;
+  /** Streams the file of a SUCCEEDED export in chunks; FAILED_PRECONDITION before it succeeded. */
+  downloadExport: handleServerStreamingCall<DownloadExportRequest, DownloadExportResponse>;
 }
 
 export interface LogsServiceClient extends Client {
@@ -3923,6 +6651,102 @@ export interface LogsServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
+   * ALREADY_EXISTS when the id is taken.
+   */
+  createFeedback(
+    request: CreateFeedbackRequest,
+    callback: (error: ServiceError | null, response: CreateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  createFeedback(
+    request: CreateFeedbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  createFeedback(
+    request: CreateFeedbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
+  updateFeedback(
+    request: UpdateFeedbackRequest,
+    callback: (error: ServiceError | null, response: UpdateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  updateFeedback(
+    request: UpdateFeedbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: UpdateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  updateFeedback(
+    request: UpdateFeedbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: UpdateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
+   */
+  createExport(
+    request: CreateExportRequest,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  createExport(
+    request: CreateExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  createExport(
+    request: CreateExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Returns one export with its status and progress. NOT_FOUND when missing or not visible. */
+  getExport(
+    request: GetExportRequest,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  getExport(
+    request: GetExportRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  getExport(
+    request: GetExportRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetExportResponse) => void,
+  ): ClientUnaryCall;
+  /** Lists the exports the caller may see, newest first. */
+  listExports(
+    request: ListExportsRequest,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  listExports(
+    request: ListExportsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  listExports(
+    request: ListExportsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListExportsResponse) => void,
+  ): ClientUnaryCall;
+  /** Streams the file of a SUCCEEDED export in chunks; FAILED_PRECONDITION before it succeeded. */
+  downloadExport(
+    request: DownloadExportRequest,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<DownloadExportResponse>;
+  downloadExport(
+    request: DownloadExportRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<DownloadExportResponse>;
 }
 
 export const LogsServiceClient = makeGenericClientConstructor(LogsServiceService, "aigw.v1.LogsService") as unknown as {
@@ -3930,6 +6754,14 @@ export const LogsServiceClient = makeGenericClientConstructor(LogsServiceService
   service: typeof LogsServiceService;
   serviceName: string;
 };
+
+function bytesFromBase64(b64: string): Uint8Array {
+  return Uint8Array.from(globalThis.Buffer.from(b64, "base64"));
+}
+
+function base64FromBytes(arr: Uint8Array): string {
+  return globalThis.Buffer.from(arr).toString("base64");
+}
 
 function floatToJson(value: number | null | undefined): number | string | null | undefined {
   return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
@@ -3957,6 +6789,10 @@ function longToNumber(int64: { toString(): string }): number {
     throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
   }
   return num;
+}
+
+function isObject(value: any): boolean {
+  return typeof value === "object" && value !== null;
 }
 
 function isSet(value: any): boolean {
