@@ -1,7 +1,11 @@
 // Every logger migration, in order. Forward-only: never edit one that has shipped.
 import type { Migrations } from '@aigw/db';
 import * as deadLetters from './0001-dead-letters.js';
+import * as requestLogs from './0002-request-logs.js';
+import * as records from './0003-records.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
+  '0002-request-logs': requestLogs,
+  '0003-records': records,
 };
