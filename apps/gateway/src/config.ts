@@ -19,6 +19,22 @@ export const settingsSchema = z.object({
     .string()
     .regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port')
     .optional(),
+  /** `authorization: Bearer <token>` sent to the SnapshotService (the control plane's SNAPSHOT_SERVICE_TOKEN). */
+  SNAPSHOT_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Deadline of one SnapshotService call (a whole snapshot stream, or a revision probe). */
+  SNAPSHOT_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** How often the held snapshot is compared with the control plane's revision and checksum (0: never). */
+  SNAPSHOT_ANTI_ENTROPY_INTERVAL_MS: durationMs(60_000),
+  /**
+   * Last-known-good snapshot file, rewritten after each load, read when the control plane is
+   * unreachable at startup. Default: `snapshot-v1.lkg` in the event spool directory.
+   */
+  SNAPSHOT_LKG_PATH: z.string().min(1).optional(),
+  /** Prefix of the change-event subjects (`<ns>.aigw.changes.v1.*`): the control plane's NATS_NAMESPACE. */
+  NATS_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'letters, digits, _ and - (max 32)')
+    .optional(),
   /** 32 bytes, base64: decrypts provider credentials from the snapshot. */
   MASTER_KEY: z
     .string()
