@@ -641,9 +641,8 @@ export interface GetLogResponse {
     | LogEntry
     | undefined;
   /**
-   * Shape of the stored bodies (spec 4.5 `log_format`): `chat_completions`, `completions`,
-   * `embeddings`, `messages` (Anthropic), `responses`, `images`, `audio`, or `raw` for any other
-   * pass-through path.
+   * How the bodies are stored (spec 4.5 `log_format`): `json`, `sse` (the reassembled event
+   * stream), `text`, `binary`, or `none` when no body was captured.
    */
   logFormat: string;
 }
