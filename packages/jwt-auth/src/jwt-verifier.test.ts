@@ -1,7 +1,16 @@
 // Token authentication against a real JWKS server: accepted tokens, claim mapping and every refusal reason.
 import { CompactSign, exportSPKI, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadControlPlaneConfig } from '../config.js';
+import { z } from 'zod';
+import type { JwtSettings } from './jwt-settings.js';
+import { jwtSettingsShape } from './jwt-settings.js';
+import {
+  createJwtVerifier,
+  type JwtVerifier,
+  type JwtVerifierOptions,
+  TokenError,
+  type TokenFailureReason,
+} from './jwt-verifier.js';
 import {
   closedUrl,
   hmacToken,
@@ -11,15 +20,7 @@ import {
   startJwksServer,
   type TestKey,
   unsignedToken,
-} from './jwks.test-support.js';
-import {
-  createJwtVerifier,
-  type JwtSettings,
-  type JwtVerifier,
-  type JwtVerifierOptions,
-  TokenError,
-  type TokenFailureReason,
-} from './jwt.js';
+} from './test-support.js';
 
 const ISSUER = 'https://idp.example.test/';
 const AUDIENCE = 'aigw-control-plane';
@@ -145,9 +146,7 @@ describe('accepted tokens', () => {
   });
 
   it('reads nested and namespaced claim names configured through the settings', async () => {
-    const config = loadControlPlaneConfig({
-      DATABASE_URL: 'postgres://localhost/unused',
-      NATS_URL: 'nats://localhost:4222',
+    const config = z.object(jwtSettingsShape).parse({
       JWT_JWKS_URL: server.url,
       JWT_ISSUER: ISSUER,
       JWT_AUDIENCE: AUDIENCE,

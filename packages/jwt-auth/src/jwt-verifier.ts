@@ -1,4 +1,5 @@
-// Token authentication (spec 5.4): verifies a bearer JWT against the configured remote JWKS and maps its claims.
+// Token authentication (spec 5.4): verifies a JWT against the configured remote JWKS and maps its
+// claims. Shared by the control plane (Authorization: Bearer) and the gateway (x-service-api-key).
 import {
   createRemoteJWKSet,
   errors,
@@ -7,7 +8,7 @@ import {
   jwtVerify,
   type RemoteJWKSetOptions,
 } from 'jose';
-import type { ControlPlaneConfig } from '../config.js';
+import type { JwtSettings } from './jwt-settings.js';
 
 export type TokenRole = 'owner' | 'admin' | 'manager' | 'member';
 
@@ -53,20 +54,6 @@ export interface JwtVerifier {
   /** Resolves the caller's identity, or rejects with a TokenError. */
   verify(token: string): Promise<TokenIdentity>;
 }
-
-export type JwtSettings = Pick<
-  ControlPlaneConfig,
-  | 'JWT_JWKS_URL'
-  | 'JWT_ISSUER'
-  | 'JWT_AUDIENCE'
-  | 'JWT_ALGORITHMS'
-  | 'JWT_CLOCK_SKEW_SECONDS'
-  | 'JWT_CLAIM_USER'
-  | 'JWT_CLAIM_ORGANISATION'
-  | 'JWT_CLAIM_WORKSPACE'
-  | 'JWT_CLAIM_ROLE'
-  | 'JWT_CLAIM_SCOPES'
->;
 
 export interface JwtVerifierOptions {
   /** JWKS HTTP request timeout (default 5 s). */

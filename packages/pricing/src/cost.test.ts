@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, type PriceRates } from './model-pricing.cost.js';
+import { costOf, type PriceRates } from './cost.js';
 
 const gpt4o: PriceRates = {
   inputMicrosPerMtok: 2_500_000,

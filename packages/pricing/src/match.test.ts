@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matchPricing, type PricingKey, specificity } from './model-pricing.match.js';
+import { matchPricing, type PricingKey, specificity } from './match.js';
 
 const ORG = '0b1e7a4e-8c1b-4d5e-9f00-123456789abc';
 const OTHER = '9c2d7a4e-8c1b-4d5e-9f00-123456789abc';

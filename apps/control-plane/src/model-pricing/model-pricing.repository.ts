@@ -1,11 +1,12 @@
 // Queries of the model-pricing family. A caller sees platform rows and its organisation's rows,
 // never another organisation's; an override hides the platform row of the same (provider, model).
+
+import { matchPricing } from '@aigw/pricing';
 import type { ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ControlDatabase, ModelPricingTable } from '../db/schema.js';
 import { forbidden, notFound } from '../http/api-errors.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { ModelPricingRow } from './model-pricing.entity.js';
-import { matchPricing } from './model-pricing.match.js';
 
 type Scoped = ControlDatabase & { p: ModelPricingTable };
 

@@ -1,6 +1,5 @@
+import { costOf, matchPricing } from '@aigw/pricing';
 import { describe, expect, it } from 'vitest';
-import { costOf } from './model-pricing.cost.js';
-import { matchPricing } from './model-pricing.match.js';
 import { PLATFORM_SEED, parseSeed, type SeedPrice } from './model-pricing.seed.js';
 import seedFile from './seed-prices.json' with { type: 'json' };
 

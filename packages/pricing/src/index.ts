@@ -1,0 +1,3 @@
+// Pricing shared by every app that prices traffic: which price row applies, and what a request costs.
+export { costOf, type PriceRates, type TokenCounts } from './cost.js';
+export { matchPricing, type PricingKey, specificity } from './match.js';
