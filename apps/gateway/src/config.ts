@@ -1,4 +1,5 @@
 // Gateway settings: the only place that reads process.env. Parsed once, frozen, passed in.
+import { checkJwtSettings, jwtSettingsShape } from '@aigw/jwt-auth';
 import { REQUESTS_SUBJECT } from '@aigw/proto';
 import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
 import { z } from 'zod';
@@ -7,7 +8,7 @@ import { normaliseAllowlist } from './ssrf/index.js';
 const bytes = (fallback: number, max: number) => z.coerce.number().int().min(0).max(max).default(fallback);
 const MiB = 1024 * 1024;
 
-export const settingsSchema = z.object({
+const settingsObject = z.object({
   ...baseSettings,
   PORT: port(8787),
   /** Counters (rate limits, budgets) and cache. Unset: in-process substitutes, one replica only. */
@@ -96,7 +97,11 @@ export const settingsSchema = z.object({
   SEMANTIC_CACHE_EMBEDDINGS_TIMEOUT_MS: durationMs(2_000),
   /** Earlier questions compared per semantic lookup (the most recent of the bucket). */
   SEMANTIC_CACHE_SCAN_LIMIT: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /** Token authentication (spec 5.4): with a control plane, JWTs are accepted in x-service-api-key. */
+  ...jwtSettingsShape,
 });
+
+export const settingsSchema = settingsObject.superRefine(checkJwtSettings);
 
 export type GatewayConfig = z.output<typeof settingsSchema>;
 
