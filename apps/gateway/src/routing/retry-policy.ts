@@ -9,7 +9,7 @@ export const RETRY_BASE_DELAY_MS = 200;
 export const RETRY_MAX_BACKOFF_MS = 5_000;
 /** Longest `retry-after` honoured; a provider asking for more is not retried (a fallback moves on). */
 export const RETRY_AFTER_MAX_MS = 30_000;
-/** All waits of one request together: past this the last answer stands. */
+/** From a request's first call, calls and waits counted: no retry starts past this; the last answer stands. */
 export const RETRY_BUDGET_MS = 60_000;
 
 /**

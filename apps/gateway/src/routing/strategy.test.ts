@@ -38,10 +38,14 @@ function harness(script: Script) {
     made.push(fake);
     return fake;
   };
+  /** A fake clock: waits advance it, and so do calls the script says take time (`takesMs`). */
+  let clock = 0;
+  const now = () => clock;
   const sleep = async (ms: number) => {
     waits.push(ms);
+    clock += ms;
   };
-  return { calls, waits, made, call, sleep };
+  return { calls, waits, made, call, sleep, now, advance: (ms: number) => (clock += ms) };
 }
 
 /** A conditional route (`then` is the config field's name). */
@@ -237,7 +241,7 @@ describe('runStrategy', () => {
       targets: [leaf(), leaf()],
     });
     const h = harness(() => ({ status: 429, headers: { 'retry-after': '25' } }));
-    await runStrategy(cfg, { context, call: h.call, sleep: h.sleep });
+    await runStrategy(cfg, { context, call: h.call, sleep: h.sleep, now: h.now });
     expect(h.waits.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(RETRY_BUDGET_MS);
     expect(h.waits).toEqual([25_000, 25_000]);
     expect(h.calls).toEqual([
@@ -246,6 +250,26 @@ describe('runStrategy', () => {
       'config.targets[0]#2',
       'config.targets[1]#0',
     ]);
+  });
+
+  it('counts the time calls take against the budget, not only the waits', async () => {
+    const cfg = config(leaf({ retry: { attempts: 10 } }));
+    const h = harness(() => {
+      // Each call answers a 503 after 20 s.
+      h.advance(20_000);
+      return { status: 503 };
+    });
+    const run = await runStrategy(cfg, {
+      context,
+      call: h.call,
+      sleep: h.sleep,
+      now: h.now,
+      random: () => 0,
+    });
+    // Started at 0: calls end at 20 s, 40.1 s, 60.3 s; a retry after the third would start past 60 s.
+    expect(h.calls).toEqual(['config#0', 'config#1', 'config#2']);
+    expect(h.waits).toEqual([100, 200]);
+    expect(run.retries).toBe(2);
   });
 
   it('starts no further call once the client is gone', async () => {

@@ -47,7 +47,12 @@ export interface StrategyDeps<O extends StrategyOutcome> {
   readonly signal?: AbortSignal;
   readonly random?: () => number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Total time all retry waits of the request may take (default RETRY_BUDGET_MS). */
+  /** Milliseconds clock (default `Date.now`); tests pass one that `sleep` advances. */
+  readonly now?: () => number;
+  /**
+   * Time from the first call within which a retry may start, calls and waits counted (default
+   * RETRY_BUDGET_MS): a retry whose wait would end past it is not made.
+   */
   readonly budgetMs?: number;
 }
 
@@ -66,8 +71,11 @@ export async function runStrategy<O extends StrategyOutcome>(
   const random = deps.random ?? Math.random;
   const sleep = deps.sleep ?? abortableSleep;
   const budget = deps.budgetMs ?? RETRY_BUDGET_MS;
+  const now = deps.now ?? Date.now;
   const aborted = () => deps.signal?.aborted === true;
-  let waited = 0;
+  // Slow calls count as much as waits: ten retries of a target that answers after 30 s would
+  // otherwise hold the request for five minutes while the waits stay under the budget.
+  const started = now();
 
   const runLeaf = async (leaf: ConfigNode): Promise<StrategyRun<O>> => {
     const retry = leaf.settings.retry;
@@ -81,9 +89,8 @@ export async function runStrategy<O extends StrategyOutcome>(
       !aborted()
     ) {
       const wait = retryDelayMs(retries + 1, retry, outcome.headers, random);
-      if (wait === undefined || waited + wait > budget) break;
+      if (wait === undefined || now() - started + wait > budget) break;
       outcome.discard();
-      waited += wait;
       await sleep(wait, deps.signal);
       if (aborted()) break;
       retries += 1;
