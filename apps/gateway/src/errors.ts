@@ -23,6 +23,34 @@ const CODES = {
   no_matching_target: { status: 400, type: 'invalid_request_error' },
   /** The custom host is not an allowed public http(s) URL (SSRF protection). */
   custom_host_blocked: { status: 400, type: 'invalid_request_error' },
+  /** Control-plane mode: `x-service-provider` names a provider but no provider credential came with it. */
+  missing_provider_auth: { status: 400, type: 'invalid_request_error' },
+  /** Headers that name two providers, or send a managed provider's credentials to a custom host. */
+  conflicting_credentials: { status: 400, type: 'invalid_request_error' },
+  /** `@slug` or virtual key not found in the key's workspace. */
+  provider_not_found: { status: 400, type: 'invalid_request_error' },
+  /** `x-service-config` names no saved, active config of the key's workspace. */
+  config_not_found: { status: 400, type: 'invalid_request_error' },
+  /** Control-plane mode: no `x-service-api-key`. */
+  missing_api_key: { status: 401, type: 'authentication_error' },
+  /** Unknown, revoked, disabled or archived API key. */
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  /** The API key is past its expiry (or marked expired). */
+  api_key_expired: { status: 401, type: 'authentication_error' },
+  /** A JWT in `x-service-api-key` was refused (the message says why). */
+  invalid_token: { status: 401, type: 'authentication_error' },
+  /** Admin keys and organisation-level tokens cannot call providers: a workspace is needed. */
+  workspace_key_required: { status: 403, type: 'permission_error' },
+  /** The key's workspace is archived. */
+  workspace_archived: { status: 403, type: 'permission_error' },
+  /** The key's organisation is disabled. */
+  organisation_disabled: { status: 403, type: 'permission_error' },
+  /** The managed provider, virtual key or its integration is expired, disabled, archived or not shared with the workspace. */
+  provider_unavailable: { status: 403, type: 'permission_error' },
+  /** The model is not in the managed provider's (or its integration's) allow-list. */
+  model_not_allowed: { status: 403, type: 'permission_error' },
+  /** The managed provider's credentials cannot be opened on this gateway (MASTER_KEY unset or wrong). */
+  credentials_unavailable: { status: 500, type: 'server_error' },
   /** `x-service-request-timeout` elapsed before the provider answered. */
   request_timeout: { status: 408, type: 'timeout_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
