@@ -84,6 +84,14 @@ const settingsObject = z.object({
   GUARDRAILS_REGEX_BUDGET_MS: z.coerce.number().int().min(1).max(10_000).default(100),
   USAGE_LIMITS_ENABLED: featureFlag,
   POLICY_ENABLED: featureFlag,
+  /** Longest wait for Redis in one limits decision; past it the decision is local (docs/limits.md). */
+  LIMITS_REDIS_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(100),
+  /** After a Redis failure, limits decide locally for this long before trying Redis again. */
+  LIMITS_REDIS_RETRY_MS: durationMs(1_000),
+  /** Output tokens a budget reservation assumes when the request sets no max_tokens. */
+  LIMITS_DEFAULT_MAX_TOKENS: z.coerce.number().int().min(0).max(10_000_000).default(1024),
+  /** A budget reservation not settled within this time is released (a crashed gateway's calls). */
+  LIMITS_RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(900_000),
   /** Response cache without REDIS_URL (docs/cache.md): entries kept in this process. */
   CACHE_MEMORY_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   CACHE_MEMORY_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
