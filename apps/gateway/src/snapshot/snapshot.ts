@@ -1,6 +1,6 @@
 // The gateway's view of control-plane entities: one immutable object with the indexes the request
 // path reads. Nothing mutates a live snapshot; `withChanges` returns a new one (ARCHITECTURE part 3).
-import { type Entity, EntityKind } from '@aigw/proto';
+import { type Entity, EntityKind, snapshotChecksum } from '@aigw/proto';
 
 type Body = NonNullable<Entity['body']>;
 type CaseOf<K extends Body['$case']> = Extract<Body, { $case: K }>['value'];
@@ -31,6 +31,7 @@ export class Snapshot {
   readonly #byHash = new Map<string, EntityOf<'apiKey'>>();
   readonly #bySlug = new Map<string, Entity>();
   readonly #byOrg = new Map<string, Entity[]>();
+  #checksum: string | undefined;
 
   private constructor(
     all: ReadonlyMap<string, Entity>,
@@ -84,6 +85,15 @@ export class Snapshot {
   /** Number of entities held, tombstones included. */
   get size(): number {
     return this.#all.size;
+  }
+
+  /**
+   * The SnapshotService checksum of what this snapshot holds (`snapshotChecksum`), computed once:
+   * anti-entropy compares it with the control plane's.
+   */
+  checksum(): string {
+    this.#checksum ??= snapshotChecksum(this.#all.values());
+    return this.#checksum;
   }
 
   /** Every entity held, tombstones included (for the LKG file and checksums). */
