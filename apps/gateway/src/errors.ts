@@ -53,7 +53,23 @@ const CODES = {
   credentials_unavailable: { status: 500, type: 'server_error' },
   /** `x-service-request-timeout` elapsed before the provider answered. */
   request_timeout: { status: 408, type: 'timeout_error' },
+  /** A budget (usage limit) is exhausted: usage >= credit_limit; the code names who carries it. */
+  policy_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
+  api_key_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
+  workspace_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
+  provider_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
+  integration_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
+  virtual_key_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  /** A rate limit refused the request (`retry-after`); the code names who carries it. */
+  policy_rate_limited: { status: 429, type: 'rate_limit_error' },
+  api_key_rate_limited: { status: 429, type: 'rate_limit_error' },
+  workspace_rate_limited: { status: 429, type: 'rate_limit_error' },
+  provider_rate_limited: { status: 429, type: 'rate_limit_error' },
+  integration_rate_limited: { status: 429, type: 'rate_limit_error' },
+  virtual_key_rate_limited: { status: 429, type: 'rate_limit_error' },
+  /** What is left of a budget is reserved by requests in flight (`retry-after`). */
+  usage_limit_in_flight: { status: 429, type: 'rate_limit_error' },
   upstream_unreachable: { status: 502, type: 'upstream_error' },
   upstream_timeout: { status: 504, type: 'upstream_error' },
 } as const satisfies Record<string, { status: number; type: string }>;
@@ -80,4 +96,17 @@ export function isGatewayError(err: unknown, code?: GatewayErrorCode): err is Ap
     err.headers[GATEWAY_ERROR_HEADER] === 'true' &&
     (code === undefined || err.code === code)
   );
+}
+
+/** A gateway error that carries response headers of its own (`retry-after`, `x-ratelimit-*`). */
+export function gatewayErrorWithHeaders(
+  code: GatewayErrorCode,
+  message: string,
+  headers: Readonly<Record<string, string>>,
+): AppError {
+  const { status, type } = CODES[code];
+  return new AppError(status, type, message, {
+    code,
+    headers: { ...headers, [GATEWAY_ERROR_HEADER]: 'true' },
+  });
 }
