@@ -1,5 +1,5 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
-import { CacheStatus, RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
+import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
 import type { ForwardResult } from './forward.js';
@@ -23,7 +23,20 @@ export interface RequestFacts {
   readonly gatewayError?: { code: string; message: string; type: string; status: number };
   /** Requests with a config: every attempt, the cache outcome, guardrail results. */
   readonly routing?: RoutingFacts;
+  /** Control-plane mode: who called and which saved entities the request used. */
+  readonly identity?: Partial<Pick<RequestEvent, IdentityField>>;
+  /** A managed provider (`@slug`, virtual key): its slug and entity ids. */
+  readonly providerRef?: { readonly slug: string; readonly providerId: string; readonly integrationId: string };
 }
+
+type IdentityField =
+  | 'organisationId'
+  | 'workspaceId'
+  | 'apiKeyId'
+  | 'userId'
+  | 'virtualKeyId'
+  | 'configId'
+  | 'configVersion';
 
 function requestModel(contentType: string | undefined, body: Buffer | undefined): string {
   if (!body || !contentType?.includes('json')) return '';
@@ -43,7 +56,11 @@ function micros(ms: number): number {
   return ms > 0 ? Math.round(ms * 1000) : 0;
 }
 
-/** `completedAt`: when the response was complete (now by default; the event may be built later). */
+/**
+ * `completedAt`: when the response was complete (now by default; the event may be built later).
+ * Built as a whole RequestEvent literal rather than through `fromPartial`, which walks and copies
+ * every field again: the type makes the literal name every field, so a new one cannot be missed.
+ */
 export function buildRequestEvent(
   facts: RequestFacts,
   result: ForwardResult | undefined,
@@ -57,69 +74,87 @@ export function buildRequestEvent(
     responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
   const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
-  return RequestEvent.fromPartial({
+  const provider = { type: facts.provider, slug: '', providerId: '', integrationId: '', customHost: facts.customHost };
+  const routing = facts.routing;
+  let attempts: Attempt[] = [];
+  if (routing) attempts = [...routing.attempts];
+  else if (result) {
+    attempts = [
+      {
+        targetPath: 'provider',
+        provider: { ...provider },
+        model: '',
+        statusCode: result.status,
+        startedAtMs: result.upstreamStartedAt,
+        latencyUs: upstreamUs,
+        retryIndex: 0,
+        error: result.error ? { code: result.error.code, message: result.error.message, type: result.error.type } : undefined,
+      },
+    ];
+  }
+  return {
     schemaVersion: SCHEMA_VERSION,
     id: facts.id,
     traceId: facts.traceId,
+    spanId: '',
+    parentSpanId: '',
     receivedAtMs: facts.receivedAt,
     upstreamStartedAtMs: result?.upstreamStartedAt ?? 0,
     upstreamFirstByteAtMs: result?.firstByteAt ?? 0,
     upstreamEndedAtMs: result?.endedAt ?? 0,
     completedAtMs: completedAt,
-    provider: { type: facts.provider, customHost: facts.customHost },
+    organisationId: '',
+    workspaceId: '',
+    apiKeyId: '',
+    userId: '',
+    provider,
+    virtualKeyId: '',
+    configId: '',
+    configVersion: 0,
     modelRequested: requestModel(facts.requestContentType, facts.request.complete()),
     modelServed: responseFacts.model ?? '',
     method: facts.method,
     path: facts.path,
     statusCode: facts.gatewayError?.status ?? result?.status ?? 0,
     isStream,
-    cacheStatus: facts.routing?.cacheStatus ?? CacheStatus.DISABLED,
-    attempts: facts.routing
-      ? [...facts.routing.attempts]
-      : result
-        ? [
-            {
-              targetPath: 'provider',
-              provider: { type: facts.provider, customHost: facts.customHost },
-              statusCode: result.status,
-              startedAtMs: result.upstreamStartedAt,
-              latencyUs: upstreamUs,
-              ...(result.error ? { error: result.error } : {}),
-            },
-          ]
-        : [],
-    ...(facts.routing ? { guardrailResults: [...facts.routing.guardrailResults] } : {}),
-    ...(usage ? { tokens: usage } : {}),
+    cacheStatus: routing?.cacheStatus ?? CacheStatus.DISABLED,
+    attempts,
+    tokens: usage,
+    cost: undefined,
     metadata: { ...facts.metadata },
-    ...(facts.captureBodies && facts.request.total > 0
-      ? {
-          requestBody: {
+    guardrailResults: routing ? [...routing.guardrailResults] : [],
+    requestBody:
+      facts.captureBodies && facts.request.total > 0
+        ? {
             data: facts.request.head(),
             truncated: facts.request.truncated,
             sizeBytes: facts.request.total,
             contentType: facts.requestContentType ?? '',
-          },
-        }
-      : {}),
-    ...(facts.captureBodies && result
-      ? {
-          responseBody: {
+          }
+        : undefined,
+    responseBody:
+      facts.captureBodies && result
+        ? {
             data: facts.response.head(),
             truncated: facts.response.truncated,
             sizeBytes: facts.response.total,
             contentType: responseType ?? '',
-          },
-        }
-      : {}),
-    ...(error ? { error: { code: error.code, message: error.message, type: error.type } } : {}),
+          }
+        : undefined,
+    error: error ? { code: error.code, message: error.message, type: error.type } : undefined,
     gatewayInstanceId: facts.instanceId,
     latency: {
       totalUs: micros(completedAt - facts.receivedAt),
       upstreamUs,
       timeToFirstByteUs: result?.firstByteAt ? micros(result.firstByteAt - result.upstreamStartedAt) : 0,
       gatewayOverheadUs: result ? micros(result.upstreamStartedAt - facts.receivedAt) : 0,
+      authUs: 0,
+      limitsUs: 0,
+      cacheUs: 0,
+      guardrailsUs: 0,
     },
+    promptId: '',
     requestSizeBytes: facts.request.total,
     responseSizeBytes: facts.response.total,
-  });
+  };
 }
