@@ -74,7 +74,15 @@ export function buildRequestEvent(
     responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
   const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
-  const provider = { type: facts.provider, slug: '', providerId: '', integrationId: '', customHost: facts.customHost };
+  const ref = facts.providerRef;
+  const provider = {
+    type: facts.provider,
+    slug: ref?.slug ?? '',
+    providerId: ref?.providerId ?? '',
+    integrationId: ref?.integrationId ?? '',
+    customHost: facts.customHost,
+  };
+  const who = facts.identity;
   const routing = facts.routing;
   let attempts: Attempt[] = [];
   if (routing) attempts = [...routing.attempts];
@@ -103,14 +111,14 @@ export function buildRequestEvent(
     upstreamFirstByteAtMs: result?.firstByteAt ?? 0,
     upstreamEndedAtMs: result?.endedAt ?? 0,
     completedAtMs: completedAt,
-    organisationId: '',
-    workspaceId: '',
-    apiKeyId: '',
-    userId: '',
+    organisationId: who?.organisationId ?? '',
+    workspaceId: who?.workspaceId ?? '',
+    apiKeyId: who?.apiKeyId ?? '',
+    userId: who?.userId ?? '',
     provider,
-    virtualKeyId: '',
-    configId: '',
-    configVersion: 0,
+    virtualKeyId: who?.virtualKeyId ?? '',
+    configId: who?.configId ?? '',
+    configVersion: who?.configVersion ?? 0,
     modelRequested: requestModel(facts.requestContentType, facts.request.complete()),
     modelServed: responseFacts.model ?? '',
     method: facts.method,
