@@ -22,12 +22,15 @@ import { createEventPublisher, type EventPublisher } from './events/index.js';
 import { dataPlaneMetrics } from './proxy/metrics.js';
 import { passThrough } from './proxy/pass-through.js';
 import { realtimeUpgrade } from './proxy/realtime.js';
+import { createSnapshotClient, SnapshotStore, SnapshotSync } from './snapshot/index.js';
 
 export interface GatewayApp extends App {
   /** The bound HTTP port (useful with PORT=0 in tests). */
   readonly port: number;
   /** Request events: exposed so tests and shutdown can flush them. */
   readonly events: EventPublisher;
+  /** Control-plane entities (keys, providers, configs, policies); undefined in standalone mode. */
+  readonly snapshots: SnapshotStore | undefined;
 }
 
 function spoolDir(config: GatewayConfig): string {
@@ -47,6 +50,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
   let port: number | undefined;
   let events: EventPublisher | undefined;
   let redis: Redis | undefined;
+  const snapshots = config.CONTROL_PLANE_GRPC_URL ? new SnapshotStore() : undefined;
 
   // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
   // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
@@ -77,6 +81,37 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
     return connecting;
   }
 
+  // Not ready until a snapshot (or the last-known-good file) is loaded; then it serves whatever it
+  // holds, however old, while the control plane or NATS is away.
+  function syncSnapshot(
+    address: string,
+    store: SnapshotStore,
+    nc: Promise<NatsConnection> | undefined,
+    spool: string,
+  ): void {
+    if (!nc) log.warn('NATS_URL is not set: control-plane changes arrive only through anti-entropy checks');
+    const sync = new SnapshotSync({
+      store,
+      client: createSnapshotClient({
+        address,
+        token: config.SNAPSHOT_SERVICE_TOKEN,
+        deadlineMs: config.SNAPSHOT_GRPC_DEADLINE_MS,
+        clientId: `gateway@${instanceId}`,
+      }),
+      log,
+      registry: metrics.registry,
+      namespace: config.NATS_NAMESPACE,
+      lkgPath: config.SNAPSHOT_LKG_PATH ?? join(spool, 'snapshot-v1.lkg'),
+      antiEntropyMs: config.SNAPSHOT_ANTI_ENTROPY_INTERVAL_MS,
+    });
+    sync.start(nc);
+    // Stopped before NATS drains (closers run in reverse order).
+    closer.add('snapshot sync', () => sync.stop());
+    checks.snapshot = async () => {
+      if (!store.loaded) throw new Error('no snapshot loaded yet');
+    };
+  }
+
   return {
     get port() {
       if (port === undefined) throw new Error('gateway not started');
@@ -86,15 +121,17 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       if (!events) throw new Error('gateway not started');
       return events;
     },
+    snapshots,
     async start() {
       if (config.REDIS_URL) redis = connectRedis(config.REDIS_URL);
       else log.warn('REDIS_URL is not set: counters and cache live in this process only (single replica)');
       const nc = config.NATS_URL ? connectEvents(config.NATS_URL) : undefined;
       if (!nc) log.warn('NATS_URL is not set: request events are not published');
+      const spool = spoolDir(config);
       const publisher = createEventPublisher({
         nc,
         subject: config.REQUEST_EVENTS_SUBJECT,
-        spoolDir: spoolDir(config),
+        spoolDir: spool,
         maxSpoolBytes: config.EVENT_SPOOL_MAX_BYTES,
         log,
         metrics: metrics.registry,
@@ -102,7 +139,9 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       events = publisher;
       // Closed after the HTTP server drained (closers run in reverse), before NATS drains.
       closer.add('events', () => publisher.close(config.SHUTDOWN_TIMEOUT_MS));
-      if (!config.CONTROL_PLANE_GRPC_URL) {
+      if (config.CONTROL_PLANE_GRPC_URL && snapshots)
+        syncSnapshot(config.CONTROL_PLANE_GRPC_URL, snapshots, nc, spool);
+      else {
         log.warn(
           'no control plane configured (CONTROL_PLANE_GRPC_URL): standalone mode, x-service-api-key is not checked',
         );
