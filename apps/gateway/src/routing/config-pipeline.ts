@@ -14,9 +14,11 @@ import { isGatewayError } from '../errors.js';
 import {
   GUARDRAIL_DENIED_HEADERS,
   GUARDRAIL_DENIED_STATUS,
+  GUARDRAIL_FAILED_STATUS,
   type GuardrailOutcomes,
   type GuardrailResult,
   guardrailResponseBody,
+  guardrailStatus,
 } from '../guardrails/index.js';
 import type { ChunkSink } from '../proxy/capture.js';
 import { H } from '../request/service-headers.js';
@@ -152,8 +154,13 @@ async function send(
     }
     case 'denied':
       return { result: await denied(res, outcomes, extra, sink), gatewayError: DENIED };
-    case 'hit':
-      return { result: await replayHit(res, outcome.hit, outcomes, extra, sink) };
+    case 'hit': {
+      const all = { ...outcomes, output: outcome.output };
+      if (outcome.status === GUARDRAIL_DENIED_STATUS) {
+        return { result: await denied(res, all, extra, sink), gatewayError: DENIED };
+      }
+      return { result: await replayHit(res, outcome.hit, all, extra, sink) };
+    }
     case 'held': {
       const all = { ...outcomes, output: outcome.output };
       if (outcome.status === GUARDRAIL_DENIED_STATUS) {
@@ -163,7 +170,7 @@ async function send(
       const body = replaced ? Buffer.from(JSON.stringify(replaced)) : outcome.body;
       const headers = outcome.headers ?? {};
       const result = await sendBody(res, outcome.status, headers, body, extra, [sink]);
-      // Only an answer every guardrail passed is stored: a hit would skip the output guardrails.
+      // Only an answer every guardrail passed is stored (hits run the output guardrails again).
       if (result.complete && outcome.status === outcome.providerStatus && leaf?.cache) {
         const recorder = new ResponseRecorder(maxCacheEntryBytes);
         recorder.head(outcome.providerStatus, headers);
@@ -199,7 +206,7 @@ function denied(
   return sendBody(res, GUARDRAIL_DENIED_STATUS, headers, body, extra, [sink]);
 }
 
-/** A stored answer; with a failed input guardrail (no deny) it becomes a 246 with hook_results. */
+/** A stored answer; with a failed guardrail (no deny) it becomes a 246 with hook_results. */
 async function replayHit(
   res: ServerResponse,
   hit: CachedResponse,
@@ -208,11 +215,11 @@ async function replayHit(
   sink: ChunkSink,
 ): Promise<RelayResult> {
   let served = hit;
-  if (outcomes.input?.verdict === false) {
+  if (guardrailStatus(outcomes, hit.status) === GUARDRAIL_FAILED_STATUS) {
     const replaced = hit.streamed ? undefined : guardrailResponseBody(outcomes, parseJson(hit.body));
     served = {
       ...hit,
-      status: 246,
+      status: GUARDRAIL_FAILED_STATUS,
       ...(replaced ? { body: Buffer.from(JSON.stringify(replaced)) } : {}),
     };
   }

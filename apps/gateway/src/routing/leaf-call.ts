@@ -95,7 +95,12 @@ export type LeafOutcome =
       readonly responseJson: unknown;
       readonly output: GuardrailOutcome | undefined;
     })
-  | (Base & { readonly kind: 'hit'; readonly hit: CachedResponse })
+  /** A stored answer; `output` is its output guardrails' run (they read hits too), `status` 246/446 when they failed. */
+  | (Base & {
+      readonly kind: 'hit';
+      readonly hit: CachedResponse;
+      readonly output: GuardrailOutcome | undefined;
+    })
   /** An input guardrail denied the request (446): the provider was not called. */
   | (Base & { readonly kind: 'denied' })
   | (Base & { readonly kind: 'error'; readonly error: AppError });
@@ -142,9 +147,21 @@ export class LeafCaller {
       };
     }
     const hit = leaf.cache?.hit;
-    if (hit) return { kind: 'hit', leaf, hit, status: hit.status, failed: false, final: true, discard: noop };
+    if (hit) return this.served(leaf, hit);
     return this.exchange(leaf, retry);
   };
+
+  /**
+   * A cache hit runs the leaf's output guardrails like a fresh answer: they may read the request's
+   * metadata (required keys, a webhook), which is not part of the cache key, so an answer stored
+   * for one request has not passed them for another.
+   */
+  private async served(leaf: PreparedLeaf, hit: CachedResponse): Promise<LeafOutcome> {
+    const stream = hit.streamed || isEventStream(hit.headers['content-type']);
+    const { output } = await this.runOutput(leaf, hit.body, stream);
+    const status = guardrailStatus({ input: leaf.input, output }, hit.status) ?? hit.status;
+    return { kind: 'hit', leaf, hit, output, status, failed: false, final: true, discard: noop };
+  }
 
   private prepared(node: ConfigNode): Promise<PreparedLeaf> {
     let leaf = this.leaves.get(node.path);
@@ -161,22 +178,25 @@ export class LeafCaller {
     const target = leafTarget(s, request.headerProvider);
     const plan = await prepareUpstream(request, target, s, deps.customHosts);
     const provider = target.provider.id;
-    const cache = s.cache
-      ? await deps.cache.lookup({
-          settings: s.cache,
-          method: request.method,
-          path: request.path,
-          provider,
-          url: plan.url,
-          body: plan.json ?? plan.body,
-          namespace: request.cacheHeaders.namespace,
-          forceRefresh: request.cacheHeaders.forceRefresh,
-          scope: '',
-        })
-      : undefined;
     const input = s.input_guardrails?.length
       ? await this.runInput(s.input_guardrails, plan.json, provider)
       : undefined;
+    // A denied request is answered by the guardrail: the cache takes no part (DISABLED), so a
+    // stored answer never counts as a hit for it.
+    const cache =
+      s.cache && !input?.denied
+        ? await deps.cache.lookup({
+            settings: s.cache,
+            method: request.method,
+            path: request.path,
+            provider,
+            url: plan.url,
+            body: plan.json ?? plan.body,
+            namespace: request.cacheHeaders.namespace,
+            forceRefresh: request.cacheHeaders.forceRefresh,
+            scope: '',
+          })
+        : undefined;
     // A failed input guardrail without deny adds its results to the answer (246): read it whole.
     const readsAnswer = plan.readsAnswer || input?.verdict === false;
     if (readsAnswer) plainAnswer(plan.headers, target.forwardHeaders);
@@ -250,20 +270,11 @@ export class LeafCaller {
       return this.failed(leaf, attempt, err as AppError);
     }
     attempt.endedAt = Date.now();
-    const stream = isEventStream(response.headers['content-type']);
-    const responseJson = stream ? undefined : parseJson(body);
-    const list = leaf.node.settings.output_guardrails;
-    const output = list?.length
-      ? await this.deps.guardrails(list, {
-          phase: 'output',
-          requestJson: leaf.json,
-          responseJson,
-          responseText: stream ? streamText(body) : body.toString('utf8'),
-          metadata: this.request.metadata,
-          provider: leaf.provider,
-        })
-      : undefined;
-    if (output) this.guardrailRuns.push({ stage: 'output', outcome: output });
+    const { output, responseJson } = await this.runOutput(
+      leaf,
+      body,
+      isEventStream(response.headers['content-type']),
+    );
     return {
       kind: 'held',
       leaf,
@@ -277,6 +288,27 @@ export class LeafCaller {
       headers: response.headers,
       discard,
     };
+  }
+
+  /** The leaf's output guardrails on a whole answer (none: `output` undefined). */
+  private async runOutput(
+    leaf: PreparedLeaf,
+    body: Buffer,
+    stream: boolean,
+  ): Promise<{ output: GuardrailOutcome | undefined; responseJson: unknown }> {
+    const responseJson = stream ? undefined : parseJson(body);
+    const list = leaf.node.settings.output_guardrails;
+    if (!list?.length) return { output: undefined, responseJson };
+    const output = await this.deps.guardrails(list, {
+      phase: 'output',
+      requestJson: leaf.json,
+      responseJson,
+      responseText: stream ? streamText(body) : body.toString('utf8'),
+      metadata: this.request.metadata,
+      provider: leaf.provider,
+    });
+    this.guardrailRuns.push({ stage: 'output', outcome: output });
+    return { output, responseJson };
   }
 
   private failed(leaf: PreparedLeaf, attempt: AttemptRecord, error: AppError): LeafOutcome {
