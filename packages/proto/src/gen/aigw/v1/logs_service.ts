@@ -6467,7 +6467,7 @@ export const LogsServiceService = {
     responseDeserialize: (value: Buffer): UpdateFeedbackResponse => UpdateFeedbackResponse.decode(value),
   },
   /**
-   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * Queues an export of the logs matching a filter; it runs in the background. PERMISSION_DENIED
    * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
    */
   createExport: {
@@ -6538,7 +6538,7 @@ export interface LogsServiceServer extends UntypedServiceImplementation {
   /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
   updateFeedback: handleUnaryCall<UpdateFeedbackRequest, UpdateFeedbackResponse>;
   /**
-   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * Queues an export of the logs matching a filter; it runs in the background. PERMISSION_DENIED
    * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
    */
   createExport: handleUnaryCall<CreateExportRequest, CreateExportResponse>;
@@ -6686,7 +6686,7 @@ export interface LogsServiceClient extends Client {
     callback: (error: ServiceError | null, response: UpdateFeedbackResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Queues an export of the logs matching a filter; it runs in the background. FAILED_PRECONDITION
+   * Queues an export of the logs matching a filter; it runs in the background. PERMISSION_DENIED
    * when exports are turned off (DATA_EXPORTS_ENABLED=OFF).
    */
   createExport(
