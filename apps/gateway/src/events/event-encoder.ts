@@ -1,22 +1,15 @@
-// Encodes RequestEvents, alone or as a whole RequestEventBatch, with one reused protobuf writer: a
-// new writer starts small and reallocates its buffer several times per event, and copying each
-// event out before framing it into a batch costs as much again.
-import { RequestEvent, RequestEventBatch, SCHEMA_VERSION } from '@aigw/proto';
+// Encodes RequestEvents, alone or as a whole RequestEventBatch, into one reused buffer with the
+// hand-written writer (request-event-writer.ts): ts-proto's generated encode copied every
+// submessage through fork/join and sent each 64-bit number through BigInt, which made it the
+// largest single cost of a request event. An event holding a value the writer leaves to ts-proto is
+// encoded by ts-proto, so the bytes, and what throws, stay the generated encode's.
+import { RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
+import { ProtoWriter } from './proto-writer.js';
+import { writeRequestEvent } from './request-event-writer.js';
 
-type Writer = ReturnType<typeof RequestEvent.encode>;
-
-/** A writer's buffer keeps the size of the largest message it wrote: a larger one is not kept. */
-const MAX_KEPT_WRITER_BYTES = 1024 * 1024;
-/** `schema_version` (field 1, varint) ahead of the events in a batch. */
-const BATCH_HEADER_BYTES = RequestEventBatch.encode({ schemaVersion: SCHEMA_VERSION, events: [] }).finish()
-  .length;
-
-/** An empty writer (its class is not exported by @aigw/proto). */
-function freshWriter(): Writer {
-  const writer = RequestEvent.encode(RequestEvent.fromPartial({}));
-  writer.finish();
-  return writer;
-}
+/** RequestEventBatch fields: schema_version (1, varint) and events (2, length-delimited). */
+const BATCH_SCHEMA_TAG = 0x08;
+const BATCH_EVENTS_TAG = 0x12;
 
 export interface EventEncoder {
   /** The same bytes as `RequestEvent.encode(event).finish()`; throws like it. */
@@ -30,33 +23,53 @@ export interface EventEncoder {
 }
 
 export function eventEncoder(): EventEncoder {
-  let writer = freshWriter();
-  // finish() copies the bytes out and resets the writer, keeping its buffer.
-  const finish = (): Uint8Array => {
-    const bytes = writer.finish();
-    if (bytes.length > MAX_KEPT_WRITER_BYTES) writer = freshWriter();
-    return bytes;
+  const w = new ProtoWriter();
+
+  /** Writes one event's fields at the writer's position; ts-proto's bytes when the writer declines. */
+  const writeEvent = (event: RequestEvent): void => {
+    const start = w.pos;
+    try {
+      writeRequestEvent(w, event);
+    } catch {
+      w.rewind(start);
+      const bytes = RequestEvent.encode(event).finish();
+      w.ensure(bytes.length);
+      w.buf.set(bytes, w.pos);
+      w.pos += bytes.length;
+    }
   };
+
   return {
     one(event) {
       try {
-        RequestEvent.encode(event, writer);
+        writeEvent(event);
       } catch (err) {
-        // A failed encode leaves the writer mid-message: start over with a fresh one.
-        writer = freshWriter();
+        w.reset();
         throw err;
       }
-      return finish();
+      return w.take();
     },
     batch(events, maxEventBytes) {
+      if ((SCHEMA_VERSION as number) !== 0) {
+        w.varint32(BATCH_SCHEMA_TAG);
+        w.varint32(SCHEMA_VERSION);
+      }
+      const header = w.pos;
       try {
-        RequestEventBatch.encode({ schemaVersion: SCHEMA_VERSION, events }, writer);
+        for (const event of events) {
+          const at = w.open(BATCH_EVENTS_TAG);
+          writeEvent(event);
+          w.close(at);
+        }
       } catch {
-        writer = freshWriter();
+        w.reset();
         return undefined;
       }
-      const bytes = finish();
-      return events.length > 1 && bytes.length - BATCH_HEADER_BYTES > maxEventBytes ? undefined : bytes;
+      if (events.length > 1 && w.pos - header > maxEventBytes) {
+        w.reset();
+        return undefined;
+      }
+      return w.take();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { RequestEvent } from '@aigw/proto';
 import { describe, expect, it } from 'vitest';
+import { eventEncoder } from '../events/event-encoder.js';
 import { BodyCapture } from './capture.js';
 import { buildRequestEvent } from './request-event.js';
 
@@ -69,5 +70,40 @@ describe('buildRequestEvent', () => {
       gatewayOverheadUs: 0,
     });
     expect(RequestEvent.decode(RequestEvent.encode(event).finish()).id).toBe('evt-1');
+  });
+
+  it('builds a complete event: every field present, the same as fromPartial of it, encoded alike', () => {
+    const now = Date.now();
+    const encoder = eventEncoder();
+    const cases = [
+      buildRequestEvent(facts(now - 5), {
+        status: 504,
+        upstreamStartedAt: now - 4,
+        firstByteAt: 0,
+        endedAt: now - 1,
+        responseBytes: 0,
+        responseHeaders: {},
+        error: { code: 'upstream_timeout', message: 'late', type: 'upstream_error' },
+        clientAborted: false,
+      }),
+      buildRequestEvent(
+        {
+          ...facts(now - 5),
+          gatewayError: { code: 'invalid_json', message: 'bad', type: 'invalid_request_error', status: 400 },
+        },
+        undefined,
+      ),
+    ];
+    for (const event of cases) {
+      expect(Object.keys(event).sort()).toEqual(Object.keys(RequestEvent.fromPartial({})).sort());
+      expect(event).toStrictEqual(RequestEvent.fromPartial(event));
+      expect(Buffer.from(encoder.one(event)).equals(RequestEvent.encode(event).finish())).toBe(true);
+    }
+    expect(cases[0]?.attempts[0]?.error).toEqual({
+      code: 'upstream_timeout',
+      message: 'late',
+      type: 'upstream_error',
+    });
+    expect(cases[1]).toMatchObject({ statusCode: 400, attempts: [], error: { code: 'invalid_json' } });
   });
 });

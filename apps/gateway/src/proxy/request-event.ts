@@ -26,7 +26,11 @@ export interface RequestFacts {
   /** Control-plane mode: who called and which saved entities the request used. */
   readonly identity?: Partial<Pick<RequestEvent, IdentityField>>;
   /** A managed provider (`@slug`, virtual key): its slug and entity ids. */
-  readonly providerRef?: { readonly slug: string; readonly providerId: string; readonly integrationId: string };
+  readonly providerRef?: {
+    readonly slug: string;
+    readonly providerId: string;
+    readonly integrationId: string;
+  };
 }
 
 type IdentityField =
@@ -96,7 +100,9 @@ export function buildRequestEvent(
         startedAtMs: result.upstreamStartedAt,
         latencyUs: upstreamUs,
         retryIndex: 0,
-        error: result.error ? { code: result.error.code, message: result.error.message, type: result.error.type } : undefined,
+        error: result.error
+          ? { code: result.error.code, message: result.error.message, type: result.error.type }
+          : undefined,
       },
     ];
   }
