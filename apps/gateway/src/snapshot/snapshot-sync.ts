@@ -74,9 +74,9 @@ export class SnapshotSync {
     });
   }
 
-  /** Counters for tests and diagnostics. */
-  stats(): Readonly<SnapshotStats> {
-    return this.#metrics.stats;
+  /** Counters for tests and diagnostics; `buffering`: changes held back by the running fetch. */
+  stats(): Readonly<SnapshotStats & { buffering: number }> {
+    return { ...this.#metrics.stats, buffering: this.#buffer?.length ?? 0 };
   }
 
   /** Starts in the background; `nats` resolves when (if ever) the NATS connection is up. */
