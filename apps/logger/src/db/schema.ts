@@ -213,6 +213,16 @@ export interface LogExportsTable {
   updated_at: DefaultedTimestamp;
   started_at: Timestamp | null;
   completed_at: Timestamp | null;
+  /** Rows matching when the export started (progress = row_count / total_rows). */
+  total_rows: ColumnType<string, number | bigint | string | undefined, number | bigint | string>;
+  size_bytes: ColumnType<string, number | bigint | string | undefined, number | bigint | string>;
+}
+
+/** An export's file, in `seq` order. */
+export interface LogExportChunksTable {
+  export_id: string;
+  seq: number;
+  data: Buffer;
 }
 
 export interface LogsDatabase {
@@ -224,4 +234,5 @@ export interface LogsDatabase {
   usage_ledger: UsageLedgerTable;
   feedback: FeedbackTable;
   log_exports: LogExportsTable;
+  log_export_chunks: LogExportChunksTable;
 }

@@ -3,9 +3,11 @@ import type { Migrations } from '@aigw/db';
 import * as deadLetters from './0001-dead-letters.js';
 import * as requestLogs from './0002-request-logs.js';
 import * as records from './0003-records.js';
+import * as exportChunks from './0004-export-chunks.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
   '0002-request-logs': requestLogs,
   '0003-records': records,
+  '0004-export-chunks': exportChunks,
 };
