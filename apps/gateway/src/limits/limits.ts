@@ -1,0 +1,323 @@
+// The limits engine: one admission per request over every rate limit and budget that applies
+// (policies and entity limits), decided in Redis in one Lua call, and one settlement after the
+// response with the actual tokens and cost. While Redis is unreachable it decides in-process
+// (ARCHITECTURE part 4) and says so: `degraded`, and a metric per degraded decision.
+import { randomUUID } from 'node:crypto';
+import { costOf, matchPricing } from '@aigw/pricing';
+import { EntityKind, type ModelPricing, type UsageAlertEvent } from '@aigw/proto';
+import { type Logger, withTimeout } from '@aigw/runtime';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { GatewayConfig } from '../config.js';
+import type { Snapshot } from '../snapshot/index.js';
+import { alertEvent } from './alerts.js';
+import { rateHeaders, refusal } from './decision.js';
+import { createMemoryStore } from './memory-store.js';
+import { limitsMetrics } from './metrics.js';
+import { type BudgetItem, buildPlan, type Plan } from './plan.js';
+import { createRedisStore } from './redis-store.js';
+import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore, SettleInput } from './store.js';
+import type { LimitSubject } from './subject.js';
+
+export type LimitsConfig = Pick<
+  GatewayConfig,
+  | 'POLICY_ENABLED'
+  | 'USAGE_LIMITS_ENABLED'
+  | 'LIMITS_REDIS_TIMEOUT_MS'
+  | 'LIMITS_REDIS_RETRY_MS'
+  | 'LIMITS_DEFAULT_MAX_TOKENS'
+  | 'LIMITS_RESERVATION_TTL_MS'
+>;
+
+export interface LimitsDeps {
+  /** Shared counters; absent: counters live in this process (one replica only), never "degraded". */
+  readonly redis?: Redis | undefined;
+  readonly log: Logger;
+  readonly registry: Registry;
+  readonly config: LimitsConfig;
+  /** Called once per threshold/exhausted transition; must not throw or block (e.g. a NATS publish). */
+  readonly publishAlert: (event: UsageAlertEvent) => void;
+  readonly instanceId: string;
+  /** Clock of usage periods (tests move it); rate windows always use Redis TIME. */
+  readonly now?: () => number;
+}
+
+export interface RequestEstimate {
+  /** The request's max_tokens (or max_completion_tokens / max_output_tokens). */
+  readonly maxTokens?: number | undefined;
+  /** Input tokens guessed from the body size. */
+  readonly inputTokensGuess?: number | undefined;
+}
+
+export interface ActualUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number | undefined;
+  readonly model: string;
+  /** Provider type (`openai`...) of the target that answered, for pricing. */
+  readonly provider: string;
+}
+
+export interface Admission {
+  /** `x-ratelimit-*` headers for the response (empty when no rate limit applies). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** True when the decision was made without Redis (add `x-service-limits-degraded: true`). */
+  readonly degraded: boolean;
+  /**
+   * Charges the actual usage (undefined: the call produced none, e.g. it failed) and releases the
+   * reservations. Call once; later calls do nothing. Never rejects: awaiting is optional.
+   */
+  settle(usage: ActualUsage | undefined): Promise<void>;
+}
+
+export interface Limits {
+  /** Admits the request or throws the gateway error (412 budget exhausted, 429 rate limited). */
+  admit(snapshot: Snapshot, subject: LimitSubject, estimate: RequestEstimate): Promise<Admission>;
+}
+
+const NOTHING: Admission = Object.freeze({
+  headers: Object.freeze({}),
+  degraded: false,
+  settle: async () => {},
+});
+
+/** Usage counters outlive their period by a day, for late settlements of the period's calls. */
+const PERIOD_GRACE_MS = 86_400_000;
+
+export function createLimits(deps: LimitsDeps): Limits {
+  const { config, log } = deps;
+  const metrics = limitsMetrics(deps.registry);
+  const now = deps.now ?? Date.now;
+  const local = createMemoryStore();
+  const remote = deps.redis ? createRedisStore(deps.redis) : undefined;
+  let retryRedisAt = 0;
+
+  const redisUsable = () =>
+    remote !== undefined && deps.redis?.status === 'ready' && Date.now() >= retryRedisAt;
+
+  function redisFailed(err: unknown, operation: string) {
+    // Log once per outage window, not once per request.
+    if (Date.now() >= retryRedisAt)
+      log.warn(
+        { err: err instanceof Error ? err.message : String(err), operation },
+        'limits: Redis unavailable, deciding locally',
+      );
+    retryRedisAt = Date.now() + config.LIMITS_REDIS_RETRY_MS;
+  }
+
+  /** Runs on Redis within the timeout, else locally; `degraded` when Redis was wanted but not used. */
+  async function run<I, O>(
+    operation: 'admit' | 'settle',
+    input: I,
+    call: (store: CounterStore, input: I) => Promise<O>,
+    preferLocal = false,
+  ): Promise<{ out: O; remote: boolean; degraded: boolean }> {
+    if (remote && !preferLocal && redisUsable()) {
+      try {
+        const out = await withTimeout(
+          call(remote, input),
+          config.LIMITS_REDIS_TIMEOUT_MS,
+          () => new Error(`no answer from Redis within ${config.LIMITS_REDIS_TIMEOUT_MS} ms`),
+        );
+        return { out, remote: true, degraded: false };
+      } catch (err) {
+        redisFailed(err, operation);
+      }
+    }
+    if (remote) metrics.degraded(operation);
+    return { out: await call(local, input), remote: false, degraded: remote !== undefined };
+  }
+
+  function publish(budget: BudgetItem, kind: AlertTransition, usage: number, nowMs: number, orgId: string) {
+    if (kind === 'none') return;
+    metrics.alert(kind);
+    try {
+      deps.publishAlert(
+        alertEvent(budget, kind, {
+          organisationId: orgId,
+          usage,
+          occurredAtMs: nowMs,
+          instanceId: deps.instanceId,
+        }),
+      );
+    } catch (err) {
+      log.warn({ err, alert: kind, entityId: budget.owner.id }, 'limits: alert not published');
+    }
+  }
+
+  function observe(plan: Plan, out: AdmitOutput) {
+    plan.rates.forEach((item, i) => {
+      const count = (out.rateCounts[i] ?? 0) + (out.admitted && item.type === 'requests' ? 1 : 0);
+      local.observeRate(item.key, out.nowMs - (out.nowMs % item.windowMs), count, item.windowMs);
+    });
+    plan.budgets.forEach((b, j) => {
+      local.observeBudget(b.key, out.budgets[j]?.usage ?? 0, expiry(b));
+    });
+  }
+
+  return {
+    async admit(snapshot, subject, estimate) {
+      const outputTokens = estimate.maxTokens ?? config.LIMITS_DEFAULT_MAX_TOKENS;
+      const inputTokens = estimate.inputTokensGuess ?? 0;
+      let costEstimate: number | undefined;
+      const plan = buildPlan(snapshot, subject, {
+        policies: config.POLICY_ENABLED,
+        usageLimits: config.USAGE_LIMITS_ENABLED,
+        nowMs: now(),
+        estimate: (type) => {
+          if (type === 'tokens') return safe(inputTokens + outputTokens);
+          costEstimate ??= estimateCost(snapshot, subject, safe(inputTokens), safe(outputTokens));
+          return costEstimate;
+        },
+      });
+      if (plan.rates.length === 0 && plan.budgets.length === 0) return NOTHING;
+
+      const input: AdmitInput = {
+        rates: plan.rates.map((r) => ({
+          key: r.key,
+          requests: r.type === 'requests',
+          limit: r.limit,
+          windowMs: r.windowMs,
+        })),
+        budgets: plan.budgets.map((b) => ({
+          key: b.key,
+          limit: b.limit,
+          estimate: b.estimate,
+          expireAtMs: expiry(b),
+        })),
+        reservationId: randomUUID(),
+        reservationTtlMs: config.LIMITS_RESERVATION_TTL_MS,
+      };
+      const { out, remote: onRedis, degraded } = await run('admit', input, (store, i) => store.admit(i));
+      if (onRedis) observe(plan, out);
+      plan.budgets.forEach((b, j) => {
+        if (out.budgets[j]?.exhaustedAlert)
+          publish(b, 'exhausted', out.budgets[j]?.usage ?? 0, out.nowMs, subject.organisationId);
+      });
+      const headers = rateHeaders(plan, out);
+      if (!out.admitted) {
+        const error = refusal(plan, out, headers);
+        metrics.decision(
+          error.status === 412
+            ? 'usage_exhausted'
+            : error.code === 'usage_limit_in_flight'
+              ? 'usage_in_flight'
+              : 'rate_limited',
+          degraded,
+        );
+        throw error;
+      }
+      metrics.decision('admitted', degraded);
+
+      let settled = false;
+      const settle = async (usage: ActualUsage | undefined) => {
+        if (settled) return;
+        settled = true;
+        try {
+          const work = settlement(snapshot, subject.organisationId, plan, input.reservationId, usage);
+          if (!work) return;
+          const result = await run('settle', work, (store, i) => store.settle(i), !onRedis);
+          plan.budgets.forEach((b, j) => {
+            const seen = result.out.budgets[j];
+            if (!seen) return;
+            if (result.remote) local.observeBudget(b.key, seen.usage, expiry(b));
+            publish(b, seen.alert, seen.usage, result.out.nowMs, subject.organisationId);
+          });
+        } catch (err) {
+          log.error({ err }, 'limits: settlement failed');
+        }
+      };
+      return { headers, degraded, settle };
+    },
+  };
+}
+
+/** What settle charges: tokens to token rate limits, tokens or cost to budgets, reservations released. */
+function settlement(
+  snapshot: Snapshot,
+  organisationId: string,
+  plan: Plan,
+  reservationId: string,
+  usage: ActualUsage | undefined,
+): SettleInput | undefined {
+  const tokens = usage ? safe(usage.inputTokens) + safe(usage.outputTokens) : 0;
+  let cost: number | undefined;
+  const costNow = () => {
+    if (cost !== undefined) return cost;
+    const price = usage ? priceOf(snapshot, organisationId, usage.provider, usage.model) : undefined;
+    cost =
+      usage && price
+        ? safeCost(price, {
+            inputTokens: safe(usage.inputTokens),
+            outputTokens: safe(usage.outputTokens),
+            cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
+          })
+        : 0;
+    return cost;
+  };
+  const tokenCharges =
+    tokens > 0
+      ? plan.rates
+          .filter((r) => r.type === 'tokens')
+          .map((r) => ({ key: r.key, windowMs: r.windowMs, amount: tokens }))
+      : [];
+  const budgets = plan.budgets.map((b) => ({
+    key: b.key,
+    reserved: b.estimate,
+    actual: b.type === 'tokens' ? tokens : costNow(),
+    limit: b.limit,
+    threshold: b.threshold ?? -1,
+    expireAtMs: expiry(b),
+  }));
+  if (tokenCharges.length === 0 && budgets.length === 0) return undefined;
+  return { tokens: tokenCharges, budgets, reservationId };
+}
+
+function estimateCost(
+  snapshot: Snapshot,
+  subject: LimitSubject,
+  inputTokens: number,
+  outputTokens: number,
+): number {
+  const price = priceOf(
+    snapshot,
+    subject.organisationId,
+    subject.providerType ?? subject.provider,
+    subject.model,
+  );
+  return price ? safeCost(price, { inputTokens, outputTokens }) : 0;
+}
+
+function expiry(budget: BudgetItem): number {
+  return budget.period.endMs > 0 ? budget.period.endMs + PERIOD_GRACE_MS : 0;
+}
+
+function priceOf(
+  snapshot: Snapshot,
+  organisationId: string,
+  provider: string,
+  model: string,
+): ModelPricing | undefined {
+  const rows = function* () {
+    for (const orgId of organisationId === '' ? [''] : ['', organisationId]) {
+      for (const entity of snapshot.ofOrganisation(EntityKind.MODEL_PRICING, orgId)) {
+        if (entity.body?.$case === 'modelPricing')
+          yield { organisationId: entity.organisationId, ...entity.body.value };
+      }
+    }
+  };
+  return matchPricing(rows(), organisationId, provider, model);
+}
+
+/** Non-negative safe integers only: a provider reporting nonsense must not break accounting. */
+function safe(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0;
+}
+
+function safeCost(price: ModelPricing, counts: Parameters<typeof costOf>[1]): number {
+  try {
+    return costOf(price, counts);
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
