@@ -1,12 +1,26 @@
 // `/v1/*`: every provider endpoint and method, forwarded unchanged. Stages: service headers ->
-// provider and target (custom host checked against SSRF) -> upstream -> request event. A request
-// with `x-service-config` takes the config branch instead (routing/: strategy, cache, guardrails).
+// (with a control plane: API key or JWT, then `@slug` / virtual key / saved config from the snapshot)
+// -> provider and target (custom host checked against SSRF) -> upstream -> request event. A request
+// with a config takes the config branch instead (routing/: strategy, cache, guardrails).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { createJwtVerifier } from '@aigw/jwt-auth';
 import type { RequestEvent } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
+import {
+  assertModelAllowed,
+  cloudFor,
+  createRequestAccess,
+  eventIdentity,
+  eventProviderRef,
+  type ManagedTarget,
+  managedRef,
+  needsModel,
+  type RequestAccess,
+  requestModel,
+} from '../auth/index.js';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
@@ -14,6 +28,7 @@ import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
 import { readConfigHeader } from '../routing/config-header.js';
 import { createConfigRoute } from '../routing/config-route.js';
+import type { SnapshotSource } from '../snapshot/index.js';
 import { BodyCapture } from './capture.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
@@ -30,6 +45,12 @@ export interface PassThroughDeps {
   readonly log: Logger;
   /** Response cache storage shared by replicas (configs with `cache`); in-process without it. */
   readonly redis?: Redis | undefined;
+  /**
+   * The control plane's entities. With them `x-service-api-key` is required on every request and
+   * managed providers, virtual keys and saved configs resolve; without them (standalone) none of
+   * that runs.
+   */
+  readonly snapshots?: SnapshotSource | undefined;
 }
 
 export const V1 = '/v1';
@@ -49,6 +70,14 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
   const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
   const configRoute = createConfigRoute({ config, redis: deps.redis, log: deps.log, customHosts });
+  const resolveAccess =
+    deps.snapshots &&
+    createRequestAccess({
+      snapshots: deps.snapshots,
+      jwt: createJwtVerifier(config),
+      masterKey: config.MASTER_KEY,
+      log: deps.log,
+    });
 
   return async (req, res) => {
     const receivedAt = Date.now();
@@ -79,7 +108,22 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       // with the error below; not set here, so that writeHead takes node's fast path.
       facts.traceId = service.traceId;
       facts.metadata = service.metadata;
-      const routed = req.headers[H.config] === undefined ? undefined : readConfigHeader(req.headers);
+      let access: RequestAccess | undefined;
+      if (resolveAccess) {
+        const pending = resolveAccess(req.headers, service);
+        access = pending instanceof Promise ? await pending : pending;
+        facts.metadata = access.metadata;
+        facts.captureBodies &&= access.captureBodies;
+        facts.identity = eventIdentity(access);
+        facts.providerRef = eventProviderRef(managedRef(access.route, access));
+      }
+      const routed = access
+        ? access.route.kind === 'config'
+          ? access.route.config
+          : undefined
+        : req.headers[H.config] === undefined
+          ? undefined
+          : readConfigHeader(req.headers);
       if (routed) {
         const served = await configRoute(req, res, routed, {
           method,
@@ -88,6 +132,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           service,
           requestSink: request,
           responseSink: response,
+          managed: access?.leaves,
+          metadata: facts.metadata,
         });
         facts.provider = served.provider;
         facts.customHost = served.customHost;
@@ -95,7 +141,10 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         if (served.gatewayError) facts.gatewayError = served.gatewayError;
         result = served.result;
       } else {
-        const provider = resolveProvider(service.provider, service.customHost !== undefined);
+        const managed = access?.route.kind === 'managed' ? access.route.target : undefined;
+        const provider = managed
+          ? managed.provider
+          : resolveProvider(service.provider, service.customHost !== undefined);
         facts.provider = provider.id;
 
         const declared = Number(req.headers['content-length'] ?? 0);
@@ -107,26 +156,30 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         }
         let customHost: URL | undefined;
         let lookup: LookupFunction | undefined;
-        if (service.customHost !== undefined) {
+        // A managed provider's host is its own (credential-route.ts refuses a custom host header).
+        const hostToCheck = managed ? managed.options.customHost : service.customHost;
+        if (hostToCheck !== undefined) {
           const checked =
-            customHosts.cached(service.customHost) ??
-            (await customHosts.check(service.customHost, service.requestTimeoutMs));
+            customHosts.cached(hostToCheck) ??
+            (await customHosts.check(hostToCheck, service.requestTimeoutMs));
           customHost = checked.url;
           facts.customHost = customHost.origin;
           lookup = checked.lookup;
         }
-        const base: Omit<ProviderRequest, 'json' | 'body'> = {
+        let base: Omit<ProviderRequest, 'json' | 'body'> = {
           method,
           path,
           search: query ? `?${query}` : '',
           headers: req.headers,
-          token: bearer(req.headers.authorization),
-          cloud: readCloudOptions(req.headers),
+          token: managed ? managed.token : bearer(req.headers.authorization),
+          cloud: managed
+            ? cloudFor(managed, readCloudOptions(req.headers), '')
+            : readCloudOptions(req.headers),
           customHost,
         };
         let body: Buffer | undefined;
         let json: unknown;
-        if (provider.needsBody(base)) {
+        if (provider.needsBody(base) || (managed !== undefined && needsModel(managed))) {
           body = await readBody(req, config.MAX_BODY_BYTES);
           if (body.length > 0 && req.headers['content-type']?.includes('json')) {
             try {
@@ -136,12 +189,15 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
             }
           }
         }
+        if (managed) base = managedModel(managed, base, req.headers['content-type'], body, json);
         const target = provider.buildTarget(body ? { ...base, body, json } : base);
         const headers = upstreamHeaders(
           clientHeadersForProvider(req.headers),
           target,
           service.forwardHeaders,
         );
+        // Secret custom headers of the managed credentials win over the client's.
+        if (managed) Object.assign(headers, managed.setHeaders);
         result = await forward(res, {
           method,
           url: target.url,
@@ -187,4 +243,21 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     const outcome = result && { ...result };
     deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };
+}
+
+/**
+ * The managed provider's allow-list holds for the requested model, and the model picks the Azure
+ * deployment when the provider has several.
+ */
+function managedModel(
+  managed: ManagedTarget,
+  base: Omit<ProviderRequest, 'json' | 'body'>,
+  contentType: string | undefined,
+  body: Buffer | undefined,
+  json: unknown,
+): Omit<ProviderRequest, 'json' | 'body'> {
+  if (!needsModel(managed)) return base;
+  const model = requestModel(base.path, contentType, body, json);
+  assertModelAllowed(managed, model, 'model');
+  return { ...base, cloud: cloudFor(managed, readCloudOptions(base.headers), model) };
 }

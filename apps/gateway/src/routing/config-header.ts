@@ -1,5 +1,6 @@
 // `x-service-config`: an inline JSON config, validated by @aigw/config-schema and kept parsed for
-// the next request that sends the same text; saved config ids wait for the control-plane snapshot.
+// the next request that sends the same text. With a control plane (`managed` mode) saved configs
+// (auth/saved-config.ts), `@slug` providers and virtual keys resolve from the snapshot.
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   type ConfigNode,
@@ -13,7 +14,15 @@ import { H } from '../request/service-headers.js';
 
 /** Distinct config texts kept parsed; a client sends the same config on every call. */
 const MAX_CACHED = 256;
-const parsed = new Map<string, NormalisedConfig>();
+
+/** `managed`: a control-plane snapshot resolves `@slug` providers and virtual keys. */
+export type ConfigMode = 'standalone' | 'managed';
+
+/** Per mode: a text accepted with a snapshot is not acceptable without one. */
+const parsed: Record<ConfigMode, Map<string, NormalisedConfig>> = {
+  standalone: new Map(),
+  managed: new Map(),
+};
 
 /** The config of a request, or undefined when it sends none. Throws the gateway's 400s. */
 export function readConfigHeader(headers: IncomingHttpHeaders): NormalisedConfig | undefined {
@@ -28,12 +37,13 @@ export function readConfigHeader(headers: IncomingHttpHeaders): NormalisedConfig
 }
 
 /** Parses (or finds already parsed) one config text; throws `invalid_config` / `config_unavailable`. */
-export function parseInlineConfig(text: string): NormalisedConfig {
-  const known = parsed.get(text);
+export function parseInlineConfig(text: string, mode: ConfigMode = 'standalone'): NormalisedConfig {
+  const cache = parsed[mode];
+  const known = cache.get(text);
   if (known) {
     // Most recently used last: the oldest entry is the first the map iterates.
-    parsed.delete(text);
-    parsed.set(text, known);
+    cache.delete(text);
+    cache.set(text, known);
     return known;
   }
   if (!text.startsWith('{')) {
@@ -43,52 +53,68 @@ export function parseInlineConfig(text: string): NormalisedConfig {
       { param: H.config },
     );
   }
+  const config = parseConfigText(text, mode);
+  if (cache.size >= MAX_CACHED) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(text, config);
+  return config;
+}
+
+/** Validates one config text (no cache); throws `invalid_config` / `config_unavailable`. */
+export function parseConfigText(text: string, mode: ConfigMode): NormalisedConfig {
   const result = parseConfigJson(text);
   if (!result.ok) {
     throw gatewayError('invalid_config', configErrorMessage(result.errors), {
       param: result.errors[0]?.path ?? 'config',
     });
   }
-  assertStandalone(result.config);
-  if (parsed.size >= MAX_CACHED) {
-    const oldest = parsed.keys().next().value;
-    if (oldest !== undefined) parsed.delete(oldest);
-  }
-  parsed.set(text, result.config);
+  assertResolvable(result.config, mode);
   return result.config;
 }
 
 /** Forgets every parsed config (tests). */
 export function clearParsedConfigs(): void {
-  parsed.clear();
+  parsed.standalone.clear();
+  parsed.managed.clear();
 }
 
 /**
  * What only the control plane's snapshot can resolve (managed providers, virtual keys, saved
  * guardrails), and credentials the gateway would have to exchange for a token first.
  */
-function assertStandalone(config: NormalisedConfig): void {
+function assertResolvable(config: NormalisedConfig, mode: ConfigMode): void {
   const walk = (node: ConfigNode): void => {
     const s = node.settings;
-    if (s.virtual_key !== undefined) needsSnapshot(`${node.path}.virtual_key`, 'a virtual key');
-    if (s.provider?.startsWith('@')) needsSnapshot(`${node.path}.provider`, `managed provider ${s.provider}`);
+    if (mode === 'standalone') {
+      if (s.virtual_key !== undefined) needsSnapshot(`${node.path}.virtual_key`, 'a virtual key');
+      if (s.provider?.startsWith('@'))
+        needsSnapshot(`${node.path}.provider`, `managed provider ${s.provider}`);
+    }
     if (s.azure_auth_mode === 'entra' || s.azure_auth_mode === 'managed') {
       unsupported(`${node.path}.azure_auth_mode`, `azure_auth_mode "${s.azure_auth_mode}"`);
     }
     if (s.vertex_service_account_json !== undefined) {
       unsupported(`${node.path}.vertex_service_account_json`, 'a Vertex service account');
     }
-    refs(node.path, 'input_guardrails', s.input_guardrails);
-    refs(node.path, 'output_guardrails', s.output_guardrails);
+    refs(node.path, 'input_guardrails', s.input_guardrails, mode);
+    refs(node.path, 'output_guardrails', s.output_guardrails, mode);
     for (const target of node.targets) walk(target);
   };
   walk(config);
 }
 
-function refs(path: string, field: string, list: readonly Guardrail[] | undefined): void {
+function refs(path: string, field: string, list: readonly Guardrail[] | undefined, mode: ConfigMode): void {
   list?.forEach((guardrail, i) => {
-    if (guardrail.type === 'ref')
-      needsSnapshot(`${path}.${field}[${i}]`, `saved guardrail "${guardrail.id}"`);
+    if (guardrail.type !== 'ref') return;
+    const at = `${path}.${field}[${i}]`;
+    if (mode === 'standalone') needsSnapshot(at, `saved guardrail "${guardrail.id}"`);
+    throw gatewayError(
+      'config_unavailable',
+      `${at}: saved guardrail "${guardrail.id}" cannot be run by this gateway yet; put the guardrail in the config`,
+      { param: at },
+    );
   });
 }
 

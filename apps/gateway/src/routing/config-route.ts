@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
+import { type LeafResolver, requestModel } from '../auth/index.js';
 import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
@@ -33,6 +34,9 @@ export interface ConfigRequestParts {
   readonly service: ServiceHeaders;
   readonly requestSink: ChunkSink;
   readonly responseSink: ChunkSink;
+  /** Control-plane mode: managed providers of the request's workspace, and the merged metadata. */
+  readonly managed?: LeafResolver | undefined;
+  readonly metadata?: Readonly<Record<string, string>>;
 }
 
 export interface ConfigServed extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'cacheStatus'> {
@@ -105,8 +109,10 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
           cloud: readCloudOptions(req.headers),
           forwardHeaders: service.forwardHeaders,
           requestTimeoutMs: service.requestTimeoutMs,
+          managed: parts.managed,
+          model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
         },
-        metadata: service.metadata,
+        metadata: parts.metadata ?? service.metadata,
         cacheHeaders,
         body,
         json,

@@ -1,8 +1,17 @@
 // Where one config leaf sends the request: its provider, credential, custom host and provider
 // options, from the leaf's effective settings with the request headers filling in what it leaves out.
+// With a control plane, `@slug` providers and virtual keys resolve to managed credentials.
 import type { EffectiveSettings } from '@aigw/config-schema';
+import {
+  assertModelAllowed,
+  cloudFor,
+  type LeafResolver,
+  type ManagedRef,
+  type ManagedTarget,
+} from '../auth/index.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
 import { resolveProvider } from '../proxy/target.js';
+import { H } from '../request/service-headers.js';
 
 /** What the request headers said about the provider (read once per request). */
 export interface HeaderProvider {
@@ -13,6 +22,10 @@ export interface HeaderProvider {
   readonly cloud: CloudOptions;
   readonly forwardHeaders: readonly string[];
   readonly requestTimeoutMs: number | undefined;
+  /** Control-plane mode: resolves managed providers and virtual keys of the request's workspace. */
+  readonly managed?: LeafResolver | undefined;
+  /** The request body's `model` ('' when none): managed allow-lists and Azure deployments. */
+  readonly model?: string;
 }
 
 export interface LeafTarget {
@@ -25,6 +38,8 @@ export interface LeafTarget {
   readonly setHeaders: Readonly<Record<string, string>>;
   readonly forwardHeaders: readonly string[];
   readonly timeoutMs: number | undefined;
+  /** The managed provider or virtual key the leaf used (request events). */
+  readonly ref?: ManagedRef;
 }
 
 /**
@@ -33,6 +48,8 @@ export interface LeafTarget {
  */
 export function leafTarget(settings: EffectiveSettings, headers: HeaderProvider): LeafTarget {
   const named = settings.provider?.trim().toLowerCase();
+  const managed = managedLeaf(settings, named, headers);
+  if (managed) return managedTarget(managed, settings, named === undefined, headers);
   const fromHeaders = named === undefined || named === headers.provider;
   const customHost = settings.custom_host ?? (fromHeaders ? headers.customHost : undefined);
   const provider = resolveProvider(named ?? headers.provider, customHost !== undefined);
@@ -52,6 +69,53 @@ export function leafTarget(settings: EffectiveSettings, headers: HeaderProvider)
     setHeaders,
     forwardHeaders,
     timeoutMs: settings.request_timeout ?? headers.requestTimeoutMs,
+  };
+}
+
+/** The leaf's own `@slug` or virtual key, else (naming no provider) the one the headers named. */
+function managedLeaf(
+  settings: EffectiveSettings,
+  named: string | undefined,
+  headers: HeaderProvider,
+): ManagedTarget | undefined {
+  const resolver = headers.managed;
+  if (!resolver) return undefined;
+  if (settings.virtual_key !== undefined) {
+    return resolver.resolve({ virtualKey: settings.virtual_key, param: H.config });
+  }
+  if (named?.startsWith('@')) return resolver.resolve({ provider: named, param: H.config });
+  return named === undefined ? resolver.fromHeaders : undefined;
+}
+
+/**
+ * A managed leaf sends the managed credentials to the managed provider's own host: the config's
+ * api_key, custom_host and host-forming options do not apply (auth/provider-options.ts).
+ */
+function managedTarget(
+  managed: ManagedTarget,
+  settings: EffectiveSettings,
+  fromHeaders: boolean,
+  headers: HeaderProvider,
+): LeafTarget {
+  const override = settings.override_params?.model;
+  const model = typeof override === 'string' ? override : (headers.model ?? '');
+  assertModelAllowed(managed, model, H.config);
+  const setHeaders: Record<string, string> = { ...managed.setHeaders };
+  if (settings.openai_project !== undefined) setHeaders['openai-project'] = settings.openai_project;
+  if (settings.openai_organization !== undefined) {
+    setHeaders['openai-organization'] = settings.openai_organization;
+  }
+  return {
+    provider: managed.provider,
+    token: managed.token,
+    customHost: managed.options.customHost,
+    cloud: cloudFor(managed, cloudOptions(settings, fromHeaders ? headers.cloud : {}), model),
+    setHeaders,
+    forwardHeaders: settings.forward_headers
+      ? [...new Set([...headers.forwardHeaders, ...settings.forward_headers])]
+      : headers.forwardHeaders,
+    timeoutMs: settings.request_timeout ?? headers.requestTimeoutMs,
+    ref: managed.ref,
   };
 }
 

@@ -1,0 +1,25 @@
+// Public surface of the gateway's authentication and target resolution in control-plane mode.
+export { type Authenticate, createAuthenticate, hashApiKey } from './authenticate.js';
+export { type CredentialRoute, credentialRoute } from './credential-route.js';
+export { CredentialStore, type ProviderCredentials } from './credentials.js';
+export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from './event-identity.js';
+export { type Identity, mergedMetadata } from './identity.js';
+export {
+  assertModelAllowed,
+  cloudFor,
+  type ManagedRef,
+  type ManagedRequest,
+  type ManagedTarget,
+  needsModel,
+  resolveManaged,
+} from './managed-provider.js';
+export {
+  type AccessDeps,
+  type AccessRoute,
+  createRequestAccess,
+  type LeafResolver,
+  type RequestAccess,
+  type ResolveAccess,
+} from './request-access.js';
+export { requestModel } from './request-model.js';
+export { type SavedConfig, SavedConfigs } from './saved-config.js';

@@ -1,0 +1,219 @@
+// Managed providers: `@<slug>` (a Provider of the key's workspace, credentials from it or its
+// Integration) and the legacy virtual key (resolved to the provider it was migrated to, or its own
+// credentials) become the provider type, opened credentials, options and model allow-lists.
+import { EntityKind, EntityStatus, type IntegrationWorkspace } from '@aigw/proto';
+import { gatewayError } from '../errors.js';
+import { getProvider } from '../providers/registry.js';
+import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
+import type { EntityOf, Snapshot } from '../snapshot/index.js';
+import type { CredentialStore, ProviderCredentials } from './credentials.js';
+import { type EntityOptions, entityOptions, managedCloud } from './provider-options.js';
+
+/** The saved entities a managed request used (request events, limits). */
+export interface ManagedRef {
+  /** Provider slug (without `@`) or virtual key slug. */
+  readonly slug: string;
+  readonly providerId: string;
+  readonly integrationId: string;
+  readonly virtualKeyId: string;
+  readonly virtualKeySlug: string;
+  readonly provider: EntityOf<'provider'> | undefined;
+  readonly integration: EntityOf<'integration'> | undefined;
+  readonly virtualKey: EntityOf<'virtualKey'> | undefined;
+  readonly integrationWorkspace: IntegrationWorkspace | undefined;
+}
+
+export interface ManagedTarget {
+  readonly provider: ProviderDefinition;
+  /** The provider token (api_key credential). */
+  readonly token: string | undefined;
+  readonly options: EntityOptions;
+  /** Bedrock access keys from the credentials. */
+  readonly secrets: Pick<CloudOptions, 'bedrock'>;
+  /** Secret custom headers of the credentials (lower-case names); they win over client headers. */
+  readonly setHeaders: Readonly<Record<string, string>>;
+  /** Every non-empty list must contain the model (provider's and integration's). */
+  readonly allowedModels: readonly (readonly string[])[];
+  readonly ref: ManagedRef;
+}
+
+export interface ManagedRequest {
+  /** `@slug` (from x-service-provider or a config's `provider`) or a virtual key slug. */
+  readonly provider?: string;
+  readonly virtualKey?: string;
+  /** Header or config path named in errors. */
+  readonly param: string;
+}
+
+export function resolveManaged(
+  snapshot: Snapshot,
+  workspaceId: string,
+  store: CredentialStore,
+  request: ManagedRequest,
+): ManagedTarget {
+  const { param } = request;
+  if (request.virtualKey !== undefined) {
+    const vk = snapshot.bySlug(EntityKind.VIRTUAL_KEY, workspaceId, request.virtualKey) as
+      | EntityOf<'virtualKey'>
+      | undefined;
+    if (vk?.body?.$case !== 'virtualKey') throw notFound(`virtual key "${request.virtualKey}"`, param);
+    const v = vk.body.value;
+    usable(v.status, v.expiresAtMs, `virtual key "${v.slug}"`, param);
+    const extra = { virtualKeyId: vk.id, virtualKeySlug: v.slug, virtualKey: vk };
+    if (v.providerId !== '') {
+      const provider = snapshot.find(EntityKind.PROVIDER, 'provider', v.providerId);
+      if (!provider || provider.workspaceId !== workspaceId) {
+        throw notFound(`the provider of virtual key "${v.slug}"`, param);
+      }
+      return fromProvider(snapshot, workspaceId, store, provider, param, extra);
+    }
+    const type = providerType(v.aiProvider, param);
+    const credentials = v.encryptedCredentials.length
+      ? store.open('provider', vk.id, vk.version, v.encryptedCredentials)
+      : undefined;
+    return target(type, credentials, entityOptions(type.id, v.options), [v.allowedModels], param, {
+      slug: v.slug,
+      providerId: '',
+      integrationId: '',
+      provider: undefined,
+      integration: undefined,
+      integrationWorkspace: undefined,
+      ...extra,
+    });
+  }
+  const slug = (request.provider ?? '').replace(/^@/, '');
+  const provider = snapshot.bySlug(EntityKind.PROVIDER, workspaceId, slug) as
+    | EntityOf<'provider'>
+    | undefined;
+  if (provider?.body?.$case !== 'provider') throw notFound(`provider @${slug}`, param);
+  return fromProvider(snapshot, workspaceId, store, provider, param, {
+    virtualKeyId: '',
+    virtualKeySlug: '',
+    virtualKey: undefined,
+  });
+}
+
+function fromProvider(
+  snapshot: Snapshot,
+  workspaceId: string,
+  store: CredentialStore,
+  entity: EntityOf<'provider'>,
+  param: string,
+  vk: Pick<ManagedRef, 'virtualKeyId' | 'virtualKeySlug' | 'virtualKey'>,
+): ManagedTarget {
+  const p = entity.body.value;
+  const name = `provider @${p.slug}`;
+  usable(p.status, p.expiresAtMs, name, param);
+  let integration: EntityOf<'integration'> | undefined;
+  let access: IntegrationWorkspace | undefined;
+  if (p.integrationId !== '') {
+    integration = snapshot.find(EntityKind.INTEGRATION, 'integration', p.integrationId);
+    if (!integration || integration.organisationId !== entity.organisationId) {
+      throw unavailable(`the integration of ${name} no longer exists`, param);
+    }
+    const i = integration.body.value;
+    if (i.status !== EntityStatus.ACTIVE) throw unavailable(`the integration of ${name} is disabled`, param);
+    // An explicit workspace entry wins over allow_all_workspaces (as the control plane decides it).
+    access = i.workspaces.find((w) => w.workspaceId === workspaceId);
+    if (!(access ? access.enabled : i.allowAllWorkspaces)) {
+      throw unavailable(`the integration of ${name} is not enabled for this workspace`, param);
+    }
+  }
+  const i = integration?.body.value;
+  const type = providerType(p.aiProvider || i?.aiProvider || '', param);
+  const credentials = p.encryptedCredentials.length
+    ? store.open('provider', entity.id, entity.version, p.encryptedCredentials)
+    : integration && i?.encryptedCredentials.length
+      ? store.open('integration', integration.id, integration.version, i.encryptedCredentials)
+      : undefined;
+  const options = entityOptions(type.id, i?.options, p.options);
+  return target(type, credentials, options, [p.allowedModels, i?.allowedModels ?? []], param, {
+    slug: p.slug,
+    providerId: entity.id,
+    integrationId: integration?.id ?? '',
+    provider: entity,
+    integration,
+    integrationWorkspace: access,
+    ...vk,
+  });
+}
+
+function target(
+  provider: ProviderDefinition,
+  credentials: ProviderCredentials | undefined,
+  options: EntityOptions,
+  lists: readonly (readonly string[])[],
+  param: string,
+  ref: ManagedRef,
+): ManagedTarget {
+  if (credentials?.exchange) {
+    const what = credentials.exchange === 'azure_entra' ? 'Azure Entra' : 'Google service account';
+    throw gatewayError(
+      'config_unavailable',
+      `${ref.slug}: ${what} credentials need a token exchange this gateway does not make yet; use an API key credential`,
+      { param },
+    );
+  }
+  const bedrock =
+    credentials?.awsAccessKeyId !== undefined
+      ? {
+          accessKeyId: credentials.awsAccessKeyId,
+          ...(credentials.awsSecretAccessKey === undefined
+            ? {}
+            : { secretAccessKey: credentials.awsSecretAccessKey }),
+          ...(credentials.awsSessionToken === undefined ? {} : { sessionToken: credentials.awsSessionToken }),
+        }
+      : undefined;
+  return {
+    provider,
+    token: credentials?.apiKey,
+    options,
+    secrets: bedrock ? { bedrock } : {},
+    setHeaders: credentials?.customHeaders ?? {},
+    allowedModels: lists.filter((l) => l.length > 0),
+    ref,
+  };
+}
+
+/** Does sending the request need its model first (allow-list, Azure deployment by model)? */
+export function needsModel(target: ManagedTarget): boolean {
+  return target.allowedModels.length > 0 || target.options.deployments.length > 1;
+}
+
+export function assertModelAllowed(target: ManagedTarget, model: string, param: string): void {
+  // A call without a model (files, batches, model lists) is not a model call.
+  if (model === '' || target.allowedModels.every((list) => list.includes(model))) return;
+  throw gatewayError(
+    'model_not_allowed',
+    `model "${model.slice(0, 128)}" is not allowed through ${target.ref.slug} (its allowed_models)`,
+    { param },
+  );
+}
+
+/** The options to send a managed request with (see managedCloud for what a client may add). */
+export function cloudFor(target: ManagedTarget, client: CloudOptions, model: string): CloudOptions {
+  return managedCloud(target.options, target.secrets, client, model);
+}
+
+function providerType(type: string, param: string): ProviderDefinition {
+  const provider = getProvider(type);
+  if (!provider) throw unavailable(`provider type "${type}" is not supported by this gateway`, param);
+  return provider;
+}
+
+function usable(status: EntityStatus, expiresAtMs: number, name: string, param: string): void {
+  if (status === EntityStatus.EXPIRED || (expiresAtMs > 0 && expiresAtMs <= Date.now())) {
+    throw unavailable(`${name} has expired`, param);
+  }
+  if (status !== EntityStatus.ACTIVE) {
+    throw unavailable(`${name} is ${status === EntityStatus.ARCHIVED ? 'archived' : 'disabled'}`, param);
+  }
+}
+
+function notFound(what: string, param: string): Error {
+  return gatewayError('provider_not_found', `${what} does not exist in this workspace`, { param });
+}
+
+function unavailable(message: string, param: string): Error {
+  return gatewayError('provider_unavailable', message, { param });
+}

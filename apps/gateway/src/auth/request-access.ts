@@ -1,0 +1,112 @@
+// Control-plane mode, before anything is sent: authenticate, merge metadata defaults, and resolve
+// where the request goes (saved or inline config, `@slug`, virtual key, or the provider headers).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { NormalisedConfig } from '@aigw/config-schema';
+import type { JwtVerifier } from '@aigw/jwt-auth';
+import type { Logger } from '@aigw/runtime';
+import { H, type ServiceHeaders } from '../request/service-headers.js';
+import { parseInlineConfig } from '../routing/config-header.js';
+import type { Snapshot, SnapshotSource } from '../snapshot/index.js';
+import { createAuthenticate } from './authenticate.js';
+import { credentialRoute } from './credential-route.js';
+import { CredentialStore } from './credentials.js';
+import { type Identity, mergedMetadata } from './identity.js';
+import { type ManagedRequest, type ManagedTarget, resolveManaged } from './managed-provider.js';
+import { type SavedConfig, SavedConfigs } from './saved-config.js';
+
+export interface AccessDeps {
+  readonly snapshots: SnapshotSource;
+  /** Null when token authentication is off. */
+  readonly jwt: JwtVerifier | null;
+  readonly masterKey: string | undefined;
+  readonly log: Logger;
+}
+
+export type AccessRoute =
+  | { readonly kind: 'config'; readonly config: NormalisedConfig; readonly saved: SavedConfig | undefined }
+  | { readonly kind: 'managed'; readonly target: ManagedTarget }
+  /** Provider name with the client's own credential (spec 5.1 b and d): the standalone path. */
+  | { readonly kind: 'headers' };
+
+/** How config leaves reach managed providers (routing/leaf-target.ts). */
+export interface LeafResolver {
+  /** The `@slug` or virtual key the request headers named, for leaves that name no provider. */
+  readonly fromHeaders: ManagedTarget | undefined;
+  /** A leaf's own `provider: "@slug"` or `virtual_key`, in the request's workspace. */
+  resolve(request: ManagedRequest): ManagedTarget;
+}
+
+export interface RequestAccess {
+  readonly snapshot: Snapshot;
+  readonly identity: Identity;
+  /** Organisation, workspace and key default metadata under the request's own. */
+  readonly metadata: Readonly<Record<string, string>>;
+  /** False when the workspace disabled body logging. */
+  readonly captureBodies: boolean;
+  readonly route: AccessRoute;
+  readonly leaves: LeafResolver;
+}
+
+export type ResolveAccess = (
+  headers: IncomingHttpHeaders,
+  service: ServiceHeaders,
+) => RequestAccess | Promise<RequestAccess>;
+
+export function createRequestAccess(deps: AccessDeps): ResolveAccess {
+  const authenticate = createAuthenticate(deps.jwt);
+  const credentials = new CredentialStore(deps.masterKey, deps.log);
+  const configs = new SavedConfigs();
+
+  const resolve = (
+    snapshot: Snapshot,
+    identity: Identity,
+    headers: IncomingHttpHeaders,
+    service: ServiceHeaders,
+  ) => {
+    const workspaceId = identity.workspace.id;
+    const defaultConfig = identity.apiKey?.body.value.defaults?.configId ?? '';
+    const chosen = credentialRoute(headers, service, defaultConfig);
+    const managed = (request: ManagedRequest) => resolveManaged(snapshot, workspaceId, credentials, request);
+    let fromHeaders: ManagedTarget | undefined;
+    if (chosen.kind === 'virtual_key')
+      fromHeaders = managed({ virtualKey: chosen.slug, param: H.virtualKey });
+    else if (service.provider?.startsWith('@'))
+      fromHeaders = managed({ provider: service.provider, param: H.provider });
+    else if (chosen.kind === 'config' && headers[H.virtualKey] !== undefined) {
+      fromHeaders = managed({ virtualKey: String(headers[H.virtualKey]).trim(), param: H.virtualKey });
+    }
+    let route: AccessRoute;
+    if (chosen.kind === 'config') {
+      const saved = chosen.value.startsWith('{')
+        ? undefined
+        : configs.resolve(
+            snapshot,
+            workspaceId,
+            chosen.value,
+            chosen.fromKeyDefault ? 'api_key.defaults.config_id' : H.config,
+          );
+      route = { kind: 'config', config: saved?.config ?? parseInlineConfig(chosen.value, 'managed'), saved };
+    } else if (fromHeaders) {
+      route = { kind: 'managed', target: fromHeaders };
+    } else {
+      route = { kind: 'headers' };
+    }
+    return {
+      snapshot,
+      identity,
+      metadata: mergedMetadata(identity, service.metadata),
+      captureBodies: identity.workspace.body.value.settings?.disableBodyLogging !== true,
+      route,
+      leaves: { fromHeaders, resolve: managed },
+    };
+  };
+
+  return (headers, service) => {
+    const snapshot = deps.snapshots.current();
+    const identity = authenticate(snapshot, headers);
+    // API keys resolve synchronously; only a JWT waits (for its key set).
+    return identity instanceof Promise
+      ? identity.then((id) => resolve(snapshot, id, headers, service))
+      : resolve(snapshot, identity, headers, service);
+  };
+}
