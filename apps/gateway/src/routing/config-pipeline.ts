@@ -251,13 +251,14 @@ function report(
   gatewayError: GatewayErrorFacts,
 ): ConfigRunReport {
   const exchange = outcome?.kind === 'response' || outcome?.kind === 'held' ? outcome.exchange : undefined;
+  const sent = caller.attempts.filter((a) => !a.unsent);
   return {
     result: {
       ...result,
-      upstreamStartedAt: caller.attempts[0]?.startedAt ?? 0,
+      upstreamStartedAt: sent[0]?.startedAt ?? 0,
       firstByteAt: exchange?.firstByteAt ?? 0,
       // The event reads `endedAt` as the upstream's end: none when no call was made (a cache hit).
-      endedAt: caller.attempts.length > 0 ? result.endedAt : 0,
+      endedAt: sent.length > 0 ? result.endedAt : 0,
     },
     provider: outcome?.leaf?.provider ?? '',
     customHost: outcome?.leaf?.customHost ?? '',

@@ -29,6 +29,8 @@ export interface AttemptRecord {
   statusCode: number;
   endedAt: number;
   error?: { code: string; message: string; type: string };
+  /** The target could not be prepared: nothing was sent upstream. */
+  readonly unsent?: true;
 }
 
 export interface GuardrailRun {
@@ -126,6 +128,20 @@ export class LeafCaller {
       leaf = await this.prepared(node);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
+      // Recorded although nothing was sent: a fallback that passed over a misconfigured target
+      // (unknown provider, blocked custom host) says why in the request event.
+      this.attempts.push({
+        targetPath: node.path,
+        provider: node.settings.provider ?? '',
+        customHost: '',
+        model: '',
+        retryIndex: retry,
+        startedAt: Date.now(),
+        statusCode: 0,
+        endedAt: Date.now(),
+        error: { code: err.code ?? 'error', message: err.message, type: err.type },
+        unsent: true,
+      });
       return {
         kind: 'error',
         leaf: undefined,
