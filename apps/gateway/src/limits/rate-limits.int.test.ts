@@ -14,7 +14,6 @@ import {
   refusedOf,
   snapshotOf,
   subject,
-  WS,
 } from './limits.test-support.js';
 
 describe('requests rate limits', () => {
