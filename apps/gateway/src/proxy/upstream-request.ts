@@ -5,36 +5,33 @@ import {
   Agent as HttpAgent,
   request as httpRequest,
   type OutgoingHttpHeaders,
+  type RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
 
 // One pool per idle limit: the socket timeout is set once per connection by the agent instead of
 // being re-armed on every request.
-interface Pool {
-  readonly agent: HttpAgent;
-  /**
-   * A pooled socket keeps the shorter timeout node derives from the provider's `Keep-Alive:
-   * timeout=N` hint; this restores the idle limit when the socket is reused (a number compare on
-   * the usual path, one handler per pool rather than per request).
-   */
-  readonly onSocket: (socket: Socket) => void;
-}
-const pools = new Map<string, Pool>();
-function poolFor(https: boolean, idleTimeoutMs: number): Pool {
-  const key = `${https ? 's' : ''}${idleTimeoutMs}`;
-  let pool = pools.get(key);
-  if (!pool) {
+const httpPools = new Map<number, HttpAgent>();
+const httpsPools = new Map<number, HttpAgent>();
+function poolFor(https: boolean, idleTimeoutMs: number): HttpAgent {
+  const pools = https ? httpsPools : httpPools;
+  let agent = pools.get(idleTimeoutMs);
+  if (!agent) {
     const options = { keepAlive: true, keepAliveMsecs: 10_000, maxFreeSockets: 256, timeout: idleTimeoutMs };
-    pool = {
-      agent: https ? new HttpsAgent(options) : new HttpAgent(options),
-      onSocket: (socket) => {
-        if (socket.timeout !== idleTimeoutMs) socket.setTimeout(idleTimeoutMs);
-      },
+    const pool = https ? new HttpsAgent(options) : new HttpAgent(options);
+    // A pooled socket keeps the shorter timeout node derives from the provider's `Keep-Alive:
+    // timeout=N` hint; the idle limit comes back when the agent hands the socket to a request (a
+    // number compare on the usual path, and no 'socket' listener per request).
+    const reuse = pool.reuseSocket;
+    pool.reuseSocket = function reuseSocket(this: HttpAgent, socket: Socket, req: ClientRequest) {
+      reuse.call(this, socket, req);
+      if (socket.timeout !== idleTimeoutMs) socket.setTimeout(idleTimeoutMs);
     };
-    pools.set(key, pool);
+    agent = pool;
+    pools.set(idleTimeoutMs, agent);
   }
-  return pool;
+  return agent;
 }
 
 export interface UpstreamRequestOptions {
@@ -50,18 +47,17 @@ export interface UpstreamRequestOptions {
 export function openUpstream(options: UpstreamRequestOptions): ClientRequest {
   const { url } = options;
   const https = url.protocol === 'https:';
-  const pool = poolFor(https, options.idleTimeoutMs);
   // Plain options rather than the URL object: node would convert the URL on every call.
-  const upstream = (https ? httpsRequest : httpRequest)({
+  const hostname = url.hostname;
+  const request: RequestOptions = {
     protocol: url.protocol,
-    hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
     port: url.port,
     path: `${url.pathname}${url.search}`,
     method: options.method,
     headers: options.headers,
-    agent: pool.agent,
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-  });
-  upstream.once('socket', pool.onSocket);
-  return upstream;
+    agent: poolFor(https, options.idleTimeoutMs),
+  };
+  if (options.lookup) request.lookup = options.lookup;
+  return https ? httpsRequest(request) : httpRequest(request);
 }
