@@ -332,6 +332,33 @@ describe('every built-in guardrail check end to end', () => {
   );
 });
 
+describe('the webhook check and SSRF', () => {
+  test('a webhook URL outside the allowlist in a private range fails closed without being called', async ({
+    nats,
+  }) => {
+    const gw = await harness(nats);
+    const webhooks = webhookCalls.length;
+    // Loopback too, but not the allowlisted 127.0.0.1: the SSRF rules refuse it before any connection.
+    const port = new URL(webhookUrl).port;
+    const config = {
+      provider: 'openai',
+      api_key: 'sk-guard',
+      custom_host: `${gw.mock.url}/v1`,
+      input_guardrails: [
+        { deny: true, checks: [{ id: 'webhook', parameters: { url: `http://127.0.0.2:${port}/` } }] },
+      ],
+    };
+    const { res, text, called } = await send(gw, config, { content: 'a harmless question' });
+    expect(res.status).toBe(446);
+    expect(called).toBe(0);
+    const body = JSON.parse(text) as { hook_results: HookResults };
+    const result = checkResult(body.hook_results, 'input', true);
+    expect(result).toMatchObject({ id: 'webhook', verdict: false });
+    expect(result?.error).toMatch(/^the webhook url is refused: webhook url .*127\.0\.0\.2/);
+    expect(webhookCalls.length).toBe(webhooks);
+  });
+});
+
 describe('GUARDRAILS_ENABLED=OFF', () => {
   test.for((['input', 'output'] as const).map((phase) => ({ phase })))(
     'denying $phase guardrails of every check are not run',
