@@ -232,7 +232,7 @@ function configFor(gw: Harness, row: Row, phase: Phase, deny: boolean): Record<s
   };
 }
 
-async function send(gw: Harness, config: unknown, ask: Ask, trace = randomUUID()) {
+async function send(gw: Harness, config: unknown, ask: Ask, trace = randomUUID(), stream = false) {
   const calls = gw.mock.requests.length;
   const res = await fetch(`${gw.base}/v1/chat/completions`, {
     method: 'POST',
@@ -245,6 +245,7 @@ async function send(gw: Harness, config: unknown, ask: Ask, trace = randomUUID()
     body: JSON.stringify({
       model: ask.model ?? 'gpt-4o',
       messages: [{ role: 'user', content: ask.content }],
+      ...(stream ? { stream: true } : {}),
     }),
   });
   const text = await res.text();
@@ -328,6 +329,34 @@ describe('every built-in guardrail check end to end', () => {
       const result = checkResult(hook_results, row.phase, false);
       expect(result).toMatchObject({ id: row.id, verdict: false });
       expect(result?.error).toBeUndefined();
+    },
+  );
+});
+
+describe('every built-in check on a streamed answer', () => {
+  // Output checks read the stream's concatenated content; a stream is never rewritten, so a
+  // failure without deny is a 246 with the provider's bytes.
+  test.for(CASES)(
+    '$name: pass 200, deny 446, no deny 246 with the stream unchanged',
+    async (row, { nats }) => {
+      const gw = await harness(nats);
+      const passed = await send(gw, configFor(gw, row, row.phase, true), row.pass, randomUUID(), true);
+      expect(passed.res.status).toBe(200);
+      expect(passed.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(passed.called).toBe(1);
+      expect(passed.text).toBe(passed.provider);
+
+      const denied = await send(gw, configFor(gw, row, row.phase, true), row.fail, randomUUID(), true);
+      expect(denied.res.status).toBe(446);
+      expect(denied.called).toBe(row.phase === 'input' ? 0 : 1);
+      const body = JSON.parse(denied.text) as { hook_results: HookResults };
+      expect(checkResult(body.hook_results, row.phase, true)).toMatchObject({ id: row.id, verdict: false });
+
+      const soft = await send(gw, configFor(gw, row, row.phase, false), row.fail, randomUUID(), true);
+      expect(soft.res.status).toBe(246);
+      expect(soft.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(soft.called).toBe(1);
+      expect(soft.text).toBe(soft.provider);
     },
   );
 });
