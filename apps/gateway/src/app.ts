@@ -157,6 +157,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         instanceId,
         log,
         redis,
+        snapshots,
       });
       const metric = dataPlaneMetrics(metrics.registry);
       // `/v1/*` skips express (see passThrough); everything else (health, metrics) is the express app.
@@ -171,7 +172,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         headersTimeout: config.HEADERS_TIMEOUT_MS,
         requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
       });
-      http.server.on('upgrade', realtimeUpgrade(config, log));
+      http.server.on('upgrade', realtimeUpgrade(config, log, snapshots));
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       port = http.port;
       log.info({ port, host: config.HOST }, 'gateway listening');
