@@ -1,4 +1,4 @@
-import { AUDIT_STREAM, LogsServiceClient, REQUESTS_STREAM } from '@aigw/proto';
+import { ALERTS_STREAM, AUDIT_STREAM, LogsServiceClient, REQUESTS_STREAM } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
@@ -28,6 +28,11 @@ describe('logger app', () => {
       expect(requests.config.subjects).toEqual(['aigw.requests.v1']);
       expect(requests.config.duplicate_window).toBe(120_000_000_000);
       expect((await nats.jsm.streams.info(AUDIT_STREAM)).config.subjects).toEqual(['aigw.audit.v1']);
+      expect((await nats.jsm.streams.info(ALERTS_STREAM)).config.subjects).toEqual(['aigw.alerts.v1']);
+      const partitions = await pg.pool.query(
+        "select count(*)::int as n from pg_tables where schemaname = 'logs' and tablename ~ '^request_logs_[0-9]{8}$'",
+      );
+      expect(partitions.rows[0].n).toBeGreaterThanOrEqual(5);
 
       const tables = await pg.pool.query<{ table_name: string }>(
         "select table_name from information_schema.tables where table_schema = 'logs' and table_name = 'dead_letters'",
@@ -51,6 +56,7 @@ describe('logger app', () => {
     } finally {
       await app.stop();
       await nats.jsm.streams.delete(REQUESTS_STREAM).catch(() => undefined);
+      await nats.jsm.streams.delete(ALERTS_STREAM).catch(() => undefined);
     }
   });
 
@@ -70,6 +76,7 @@ describe('logger app', () => {
       await second.stop();
       await nats.jsm.streams.delete(REQUESTS_STREAM).catch(() => undefined);
       await nats.jsm.streams.delete(AUDIT_STREAM).catch(() => undefined);
+      await nats.jsm.streams.delete(ALERTS_STREAM).catch(() => undefined);
     }
   });
 });

@@ -1,6 +1,5 @@
 // The logger process: JetStream streams and consumers, Postgres schema `logs`, LogsService over gRPC.
 import { openDatabase } from '@aigw/db';
-import { STREAMS } from '@aigw/proto';
 import {
   type App,
   Closer,
@@ -12,21 +11,20 @@ import {
   type Logger,
   listen,
   natsReadiness,
-  type StreamSpec,
   startGrpcServer,
   streamsReadiness,
 } from '@aigw/runtime';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { startBackground } from './background.js';
 import type { LoggerConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type LogsDatabase, SCHEMA } from './db/schema.js';
 import { logsService } from './logs/logs.service.js';
+import { loggerStreams } from './nats-names.js';
 
 export interface LoggerApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };
 }
-
-const DAY_MS = 86_400_000;
 
 export function createApp(config: LoggerConfig, options: { log?: Logger } = {}): LoggerApp {
   const log =
@@ -34,11 +32,8 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
   const metrics = createMetrics('logger');
   const closer = new Closer(log);
   let ports: LoggerApp['ports'] | undefined;
-  // Events wait in the stream while the logger is down; a week covers a long outage.
-  const streams: StreamSpec[] = [STREAMS.requests, STREAMS.audit].map((s) => ({
-    ...s,
-    maxAgeMs: 7 * DAY_MS,
-  }));
+  const named = loggerStreams(config.NATS_NAMESPACE);
+  const streams = [named.requests, named.audit, named.alerts];
 
   return {
     get ports() {
@@ -63,6 +58,16 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
       closer.add('nats', () => nats.drain());
       const jsm = await jetstreamManager(nats);
       await ensureStreams(jsm, streams, config.NATS_STREAM_REPLICAS);
+      await startBackground({
+        config,
+        db: database.db,
+        nats,
+        jsm,
+        streams: named,
+        registry: metrics.registry,
+        log,
+        closer,
+      });
 
       const grpc = await startGrpcServer([logsService()], config.GRPC_PORT, config.HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));

@@ -1,0 +1,91 @@
+// The logger's background work: partition maintenance and retention, the Redis usage reconcile
+// (both on one replica at a time) and the JetStream ingest (on every replica, sharing the work).
+import type { Closer, Logger } from '@aigw/runtime';
+import { type JetStreamManager, jetstream } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import type { Registry } from 'prom-client';
+import type { LoggerConfig } from './config.js';
+import type { LogsDatabase } from './db/schema.js';
+import { startIngest } from './ingest/ingest.js';
+import { reconcileUsage } from './ledger/usage-reconcile.js';
+import { dropExpiredPartitions, ensurePartitions } from './maintenance/partitions.js';
+import { applyRetention } from './maintenance/retention.js';
+import { startSingletonTask } from './maintenance/singleton-task.js';
+import type { LoggerStreams } from './nats-names.js';
+
+export interface BackgroundDeps {
+  readonly config: LoggerConfig;
+  readonly db: Kysely<LogsDatabase>;
+  readonly nats: NatsConnection;
+  readonly jsm: JetStreamManager;
+  readonly streams: LoggerStreams;
+  readonly registry: Registry;
+  readonly log: Logger;
+  readonly closer: Closer;
+}
+
+/** Runs maintenance once (partitions exist before the first insert), then starts the rest. */
+export async function startBackground(deps: BackgroundDeps): Promise<void> {
+  const { config, db, log, closer } = deps;
+  const maintenance = startSingletonTask({
+    db,
+    name: 'maintenance',
+    intervalMs: config.MAINTENANCE_INTERVAL_MS,
+    log,
+    run: async (conn) => {
+      const now = Date.now();
+      const created = await ensurePartitions(conn, now, config.PARTITIONS_AHEAD_DAYS);
+      const dropped = await dropExpiredPartitions(conn, now, config.LOG_RETENTION_DAYS);
+      const deleted = await applyRetention(conn, now, {
+        logs: config.LOG_RETENTION_DAYS,
+        metrics: config.METRICS_RETENTION_DAYS,
+      });
+      log.info({ created, dropped, deleted }, 'log maintenance done');
+    },
+  });
+  closer.add('maintenance', () => maintenance.stop());
+  await maintenance.runNow();
+
+  if (config.REDIS_URL) {
+    const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    redis.on('error', () => undefined); // reconnects; a failed reconcile is logged by the task
+    closer.add('redis', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+    const reconcile = startSingletonTask({
+      db,
+      name: 'usage-reconcile',
+      intervalMs: config.USAGE_RECONCILE_INTERVAL_MS,
+      log,
+      run: async (conn) => {
+        const result = await reconcileUsage(conn, redis, {
+          prefix: config.USAGE_REDIS_PREFIX,
+          nowMs: Date.now(),
+        });
+        if (result.raised > 0) log.info(result, 'usage counters raised from the ledger');
+      },
+    });
+    closer.add('usage reconcile', () => reconcile.stop());
+    reconcile.runNow().catch((err: unknown) => log.warn({ err }, 'usage reconcile failed'));
+  }
+
+  const ingest = await startIngest({
+    db,
+    js: jetstream(deps.nats),
+    jsm: deps.jsm,
+    streams: deps.streams,
+    settings: {
+      batchMessages: config.INGEST_BATCH_MESSAGES,
+      maxInFlight: config.INGEST_MAX_IN_FLIGHT,
+      ackWaitMs: config.INGEST_ACK_WAIT_MS,
+      fetchExpiresMs: config.INGEST_FETCH_EXPIRES_MS,
+    },
+    maxDeliver: config.INGEST_MAX_DELIVER,
+    registry: deps.registry,
+    log,
+    audit: config.AUDIT_LOGS_ENABLED,
+  });
+  closer.add('ingest', () => ingest.stop());
+}

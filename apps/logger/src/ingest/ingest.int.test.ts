@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AuditEvent,
+  AuditOutcome,
+  EntityKind,
+  SCHEMA_VERSION,
+  UsageAlertEvent,
+  UsageAlertKind,
+  UsageLimitType,
+} from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { describe, expect } from 'vitest';
+import { count, eventually, testLogger, testStreams } from '../testing/logger-harness.js';
+import { batchBytes, batchId, requestEvent } from '../testing/request-events.js';
+
+describe('ingest', () => {
+  test('stores request batches once, sets aside the poison message and the bad event, dedupes audit and alerts', async ({
+    pg,
+    nats,
+  }) => {
+    const app = testLogger(pg, nats);
+    await app.start();
+    const streams = testStreams(nats);
+    const subject = streams.requests.subjects[0] ?? '';
+    try {
+      const events = Array.from({ length: 30 }, (_, i) => requestEvent(i));
+      const first = events.slice(0, 20);
+      await nats.js.publish(subject, batchBytes(first), { msgID: batchId(first) });
+      // The same batch again (JetStream drops it) and an overlapping batch under another id.
+      await nats.js.publish(subject, batchBytes(first), { msgID: batchId(first) });
+      const overlap = events.slice(15, 30);
+      await nats.js.publish(subject, batchBytes(overlap), { msgID: batchId(overlap) });
+      // A message that is no RequestEventBatch at all.
+      await nats.js.publish(subject, new Uint8Array([0xff, 0xff, 0xff, 0x0f]), { msgID: 'poison' });
+      // A batch with one invalid event (no uuid id): the others of the batch are stored.
+      const mixed = [requestEvent(100), requestEvent(101, undefined, 'not-a-uuid'), requestEvent(102)];
+      await nats.js.publish(subject, batchBytes(mixed), { msgID: 'mixed' });
+
+      await eventually(
+        () => count(pg, 'select count(*) as n from logs.dead_letters'),
+        (n) => n === 2,
+      );
+      await eventually(
+        () => count(pg, 'select count(*) as n from logs.request_logs'),
+        (n) => n === 32,
+      );
+      const letters = await pg.pool.query(
+        'select event_index, event_id, error from logs.dead_letters order by event_index',
+      );
+      expect(letters.rows).toEqual([
+        { event_index: -1, event_id: null, error: expect.stringContaining('undecodable') },
+        { event_index: 1, event_id: 'not-a-uuid', error: 'id is not a uuid' },
+      ]);
+      const rollups = await pg.pool.query<{ n: string }>(
+        'select sum(requests) as n from logs.request_rollups_hourly',
+      );
+      expect(Number(rollups.rows[0]?.n)).toBe(32);
+
+      const stored = await pg.pool.query(
+        'select model, ai_service, provider_slug, status_code, prompt_id, log_format, metadata, request_body from logs.request_logs where id = $1',
+        [events[0]?.id],
+      );
+      expect(stored.rows[0]).toEqual({
+        model: 'gpt-4o-mini',
+        ai_service: 'openai',
+        provider_slug: 'openai-main',
+        status_code: 200,
+        prompt_id: 'prompt-a',
+        log_format: 'json',
+        metadata: { _user: 'user-0', _prompt: 'prompt-a' },
+        request_body: Buffer.from('{"n":0}'),
+      });
+
+      const audit = AuditEvent.fromPartial({
+        schemaVersion: SCHEMA_VERSION,
+        id: randomUUID(),
+        occurredAtMs: Date.now(),
+        organisationId: 'org-1',
+        actor: { type: 1, userId: 'user-1', displayName: 'a@example.com' },
+        action: 'api_keys.create',
+        resourceType: 'api_key',
+        resourceId: 'key-1',
+        ip: '10.0.0.1',
+        requestDetailsJson: '{"body":{"name":"k"}}',
+        outcome: AuditOutcome.SUCCESS,
+        statusCode: 200,
+      });
+      const auditBytes = AuditEvent.encode(audit).finish();
+      // Two different message ids (an outbox re-publish past the duplicate window) carrying one record.
+      await nats.js.publish(streams.audit.subjects[0] ?? '', auditBytes, { msgID: 'a-1' });
+      await nats.js.publish(streams.audit.subjects[0] ?? '', auditBytes, { msgID: 'a-2' });
+      const alert = UsageAlertEvent.fromPartial({
+        schemaVersion: SCHEMA_VERSION,
+        id: 'usage_limit_policy:p-1:api_key=k1:0:1',
+        occurredAtMs: Date.now(),
+        organisationId: 'org-1',
+        kind: UsageAlertKind.THRESHOLD,
+        entityKind: EntityKind.USAGE_LIMIT_POLICY,
+        entityId: 'p-1',
+        groupValue: 'api_key=k1',
+        type: UsageLimitType.COST,
+        usage: 800,
+        creditLimit: 1000,
+        alertThreshold: 750,
+      });
+      const alertBytes = UsageAlertEvent.encode(alert).finish();
+      await nats.js.publish(streams.alerts.subjects[0] ?? '', alertBytes, { msgID: 'al-1' });
+      await nats.js.publish(streams.alerts.subjects[0] ?? '', alertBytes, { msgID: 'al-2' });
+
+      await eventually(
+        async () => {
+          const info = await nats.jsm.consumers.info(streams.alerts.name, 'logger-alerts');
+          const auditInfo = await nats.jsm.consumers.info(streams.audit.name, 'logger-audit');
+          return info.num_pending + info.num_ack_pending + auditInfo.num_pending + auditInfo.num_ack_pending;
+        },
+        (n) => n === 0,
+      );
+      expect(await count(pg, 'select count(*) as n from logs.audit_logs')).toBe(1);
+      const auditRow = await pg.pool.query(
+        'select action, actor_user_id, ip, request_details from logs.audit_logs',
+      );
+      expect(auditRow.rows[0]).toEqual({
+        action: 'api_keys.create',
+        actor_user_id: 'user-1',
+        ip: '10.0.0.1',
+        request_details: { body: { name: 'k' } },
+      });
+      const alerts = await pg.pool.query(
+        'select id, usage, credit_limit, alert_threshold from logs.usage_alerts',
+      );
+      expect(alerts.rows).toEqual([
+        {
+          id: 'usage_limit_policy:p-1:api_key=k1:0:1',
+          usage: '800',
+          credit_limit: '1000',
+          alert_threshold: '750',
+        },
+      ]);
+      const metrics = await (await fetch(`http://127.0.0.1:${app.ports.http}/metrics`)).text();
+      expect(metrics).toMatch(
+        /logger_ingest_events_total\{stream="requests",outcome="inserted",app="logger"\} 32/,
+      );
+      expect(metrics).toMatch(
+        /logger_ingest_events_total\{stream="requests",outcome="dead_letter",app="logger"\} 2/,
+      );
+      expect(metrics).toMatch(
+        /logger_ingest_events_total\{stream="audit",outcome="duplicate",app="logger"\} 1/,
+      );
+    } finally {
+      await app.stop();
+    }
+  });
+});

@@ -1,0 +1,96 @@
+// The three sinks: request event batches, audit events and usage-alert events.
+import {
+  AuditEvent,
+  isSupportedSchemaVersion,
+  RequestEvent,
+  RequestEventBatch,
+  UsageAlertEvent,
+} from '@aigw/proto';
+import { auditLogRow, invalidAuditEvent, invalidUsageAlertEvent, usageAlertRow } from './audit-row.js';
+import { invalidRequestEvent, type RequestLogRow, requestLogRow } from './request-row.js';
+import { storeRequestRows } from './request-store.js';
+import { type Decoded, decodeOne, type Sink, type SinkItem, type SinkReject } from './sink.js';
+
+/** One row per id, in id order (concurrent batches then lock alike). */
+function uniqueById<R extends { id: string }>(rows: readonly R[]): R[] {
+  return [...new Map(rows.map((r) => [r.id, r])).values()].sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export const requestSink: Sink<RequestLogRow> = {
+  name: 'requests',
+  decode(data): Decoded<RequestLogRow> {
+    const batch = RequestEventBatch.decode(data);
+    if (!isSupportedSchemaVersion(batch.schemaVersion)) {
+      throw new Error(`unsupported batch schema_version ${batch.schemaVersion}`);
+    }
+    const items: SinkItem<RequestLogRow>[] = [];
+    const rejects: SinkReject[] = [];
+    batch.events.forEach((event, index) => {
+      const invalid = invalidRequestEvent(event);
+      try {
+        if (invalid) throw new Error(invalid);
+        const row = requestLogRow(event);
+        items.push({ index, id: row.id, value: row, payload: () => RequestEvent.encode(event).finish() });
+      } catch (err) {
+        rejects.push({
+          index,
+          id: event.id || null,
+          error: errorText(err),
+          payload: RequestEvent.encode(event).finish(),
+        });
+      }
+    });
+    return { items, rejects };
+  },
+  store: (trx, rows) => storeRequestRows(trx, rows),
+};
+
+export const auditSink: Sink<ReturnType<typeof auditLogRow>> = {
+  name: 'audit',
+  decode: (data) =>
+    decodeOne(
+      data,
+      (d) => AuditEvent.decode(d),
+      invalidAuditEvent,
+      (e) => e.id,
+      auditLogRow,
+    ),
+  async store(trx, rows) {
+    const unique = uniqueById(rows);
+    const inserted = await trx
+      .insertInto('audit_logs')
+      .values(unique)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .execute();
+    return { inserted: inserted.length, duplicates: rows.length - inserted.length };
+  },
+};
+
+export const alertSink: Sink<ReturnType<typeof usageAlertRow>> = {
+  name: 'alerts',
+  decode: (data) =>
+    decodeOne(
+      data,
+      (d) => UsageAlertEvent.decode(d),
+      invalidUsageAlertEvent,
+      (e) => e.id,
+      usageAlertRow,
+    ),
+  async store(trx, rows) {
+    const unique = uniqueById(rows);
+    const inserted = await trx
+      .insertInto('usage_alerts')
+      .values(unique)
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .execute();
+    return { inserted: inserted.length, duplicates: rows.length - inserted.length };
+  },
+};

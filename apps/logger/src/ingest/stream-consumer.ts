@@ -1,0 +1,141 @@
+// One durable JetStream pull consumer: fetches bounded batches, at most `maxInFlight` of them being
+// stored at once (back-pressure: nothing is fetched while the slots are full), and holds a batch
+// that fails for a reason other than its data (Postgres down, a deadlock) until it can be stored,
+// extending its ack deadline meanwhile, so an outage never burns through max_deliver.
+import {
+  AckPolicy,
+  type Consumer,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { type BatchDeps, processBatch } from './batch-processor.js';
+
+const NANOS_PER_MS = 1_000_000;
+// JetStream API error code JSConsumerNotFoundErr.
+const CONSUMER_NOT_FOUND = 10014;
+
+export interface ConsumerSettings {
+  /** Messages per fetch; with NATS's max payload (1 MiB) this bounds a batch's memory. */
+  readonly batchMessages: number;
+  /** Batches being stored at once. */
+  readonly maxInFlight: number;
+  readonly ackWaitMs: number;
+  /** How long one fetch waits for messages (the server holds the pull open). */
+  readonly fetchExpiresMs: number;
+}
+
+export interface StreamConsumerOptions<T> extends BatchDeps<T> {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly durable: string;
+  readonly settings: ConsumerSettings;
+}
+
+export interface StreamConsumer {
+  /** Stops fetching and waits for the batches being stored (unstored ones are redelivered later). */
+  stop(): Promise<void>;
+  /** Pending (undelivered) and ack-pending message counts, for metrics. */
+  lag(): Promise<{ pending: number; ackPending: number }>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function ensureConsumer<T>(options: StreamConsumerOptions<T>): Promise<void> {
+  const { jsm, stream, durable, settings } = options;
+  const config = {
+    ack_policy: AckPolicy.Explicit,
+    max_deliver: options.maxDeliver,
+    ack_wait: settings.ackWaitMs * NANOS_PER_MS,
+    max_ack_pending: settings.batchMessages * settings.maxInFlight * 2,
+    max_batch: settings.batchMessages,
+  };
+  const exists = await jsm.consumers.info(stream, durable).then(
+    () => true,
+    (err: unknown) => {
+      if ((err as { code?: unknown }).code === CONSUMER_NOT_FOUND || /consumer not found/i.test(String(err)))
+        return false;
+      throw err;
+    },
+  );
+  if (exists) await jsm.consumers.update(stream, durable, config);
+  else await jsm.consumers.add(stream, { ...config, durable_name: durable });
+}
+
+export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>): Promise<StreamConsumer> {
+  const { js, jsm, stream, durable, settings, log, metrics, sink } = options;
+  await ensureConsumer(options);
+  const consumer: Consumer = await js.consumers.get(stream, durable);
+  let running = true;
+  let current: { stop(): void } | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  async function store(msgs: JsMsg[]): Promise<void> {
+    const timer = metrics.batchSeconds.startTimer({ stream: sink.name });
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await processBatch(options, msgs);
+        timer();
+        return;
+      } catch (err) {
+        metrics.errors.inc({ stream: sink.name });
+        if (!running) {
+          // Not stored: handed back at once for another replica (or the next start).
+          for (const msg of msgs) msg.nak();
+          return;
+        }
+        if (attempt % 10 === 0)
+          log.warn({ err, stream, attempt }, 'storing a batch failed; holding it and retrying');
+        for (const msg of msgs) msg.working();
+        await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+      }
+    }
+  }
+
+  const loop = (async () => {
+    let failures = 0;
+    while (running) {
+      if (inFlight.size >= settings.maxInFlight) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      const msgs: JsMsg[] = [];
+      try {
+        const iterator = await consumer.fetch({
+          max_messages: settings.batchMessages,
+          expires: settings.fetchExpiresMs,
+        });
+        current = iterator;
+        for await (const msg of iterator) msgs.push(msg);
+        failures = 0;
+      } catch (err) {
+        if (!running) break;
+        if (failures++ % 10 === 0) log.warn({ err, stream }, 'fetching from JetStream failed; retrying');
+        await sleep(Math.min(5_000, 200 * failures));
+        continue;
+      } finally {
+        current = undefined;
+      }
+      if (msgs.length === 0) continue;
+      if (!running) {
+        for (const msg of msgs) msg.nak();
+        break;
+      }
+      const task = store(msgs).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    }
+  })();
+
+  return {
+    async stop() {
+      running = false;
+      current?.stop();
+      await loop;
+      await Promise.all(inFlight);
+    },
+    async lag() {
+      const info = await jsm.consumers.info(stream, durable);
+      return { pending: info.num_pending, ackPending: info.num_ack_pending };
+    },
+  };
+}
