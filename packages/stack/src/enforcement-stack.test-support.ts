@@ -18,7 +18,7 @@ import { AdminClient } from './enforcement-client.test-support.js';
 
 /** The key the mock accepts: a request reaching it with this key proves the gateway decrypted it. */
 export const PROVIDER_SECRET = `sk-e2e-${randomBytes(12).toString('hex')}`;
-/** The gateway's Redis command timeout in these tests (REDIS_TIMEOUT_MS). */
+/** The gateway's Redis command timeout in these tests (LIMITS_REDIS_TIMEOUT_MS). */
 export const REDIS_TIMEOUT_MS = 300;
 
 export interface EnforcementStack {
@@ -92,12 +92,12 @@ export async function startEnforcementStack(fixtures: {
     LOG_LEVEL: 'silent',
     INSTANCE_ID: `e2e-gateway-${index}`,
     REDIS_URL: redis.url,
-    REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
+    LIMITS_REDIS_TIMEOUT_MS: String(REDIS_TIMEOUT_MS),
     NATS_URL: nats.url,
     NATS_NAMESPACE: nats.prefix,
     CONTROL_PLANE_GRPC_URL: `127.0.0.1:${grpcPort}`,
     MASTER_KEY: masterKey,
-    SNAPSHOT_FILE: join(mkdtempSync(join(tmpdir(), `aigw-e2e-lkg-${index}-`)), 'snapshot.bin'),
+    SNAPSHOT_LKG_PATH: join(mkdtempSync(join(tmpdir(), `aigw-e2e-lkg-${index}-`)), 'snapshot.bin'),
     CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
     REQUEST_EVENTS_SUBJECT: eventsSubject,
     EVENT_SPOOL_DIR: mkdtempSync(join(tmpdir(), `aigw-e2e-spool-${index}-`)),
