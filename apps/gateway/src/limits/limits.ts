@@ -3,20 +3,20 @@
 // response with the actual tokens and cost. While Redis is unreachable it decides in-process
 // (ARCHITECTURE part 4) and says so: `degraded`, and a metric per degraded decision.
 import { randomUUID } from 'node:crypto';
-import { costOf, matchPricing } from '@aigw/pricing';
-import { EntityKind, type ModelPricing, type UsageAlertEvent } from '@aigw/proto';
+import type { UsageAlertEvent } from '@aigw/proto';
 import { type Logger, withTimeout } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config.js';
 import type { Snapshot } from '../snapshot/index.js';
 import { alertEvent } from './alerts.js';
+import { type ActualUsage, estimateCost, expiry, safe, settlement } from './charges.js';
 import { rateHeaders, refusal } from './decision.js';
 import { createMemoryStore } from './memory-store.js';
 import { limitsMetrics } from './metrics.js';
 import { type BudgetItem, buildPlan, type Plan } from './plan.js';
 import { createRedisStore } from './redis-store.js';
-import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore, SettleInput } from './store.js';
+import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore } from './store.js';
 import type { LimitSubject } from './subject.js';
 
 export type LimitsConfig = Pick<
@@ -49,14 +49,7 @@ export interface RequestEstimate {
   readonly inputTokensGuess?: number | undefined;
 }
 
-export interface ActualUsage {
-  readonly inputTokens: number;
-  readonly outputTokens: number;
-  readonly cachedInputTokens?: number | undefined;
-  readonly model: string;
-  /** Provider type (`openai`...) of the target that answered, for pricing. */
-  readonly provider: string;
-}
+export type { ActualUsage } from './charges.js';
 
 export interface Admission {
   /** `x-ratelimit-*` headers for the response (empty when no rate limit applies). */
@@ -80,9 +73,6 @@ const NOTHING: Admission = Object.freeze({
   degraded: false,
   settle: async () => {},
 });
-
-/** Usage counters outlive their period by a day, for late settlements of the period's calls. */
-const PERIOD_GRACE_MS = 86_400_000;
 
 export function createLimits(deps: LimitsDeps): Limits {
   const { config, log } = deps;
@@ -230,94 +220,4 @@ export function createLimits(deps: LimitsDeps): Limits {
       return { headers, degraded, settle };
     },
   };
-}
-
-/** What settle charges: tokens to token rate limits, tokens or cost to budgets, reservations released. */
-function settlement(
-  snapshot: Snapshot,
-  organisationId: string,
-  plan: Plan,
-  reservationId: string,
-  usage: ActualUsage | undefined,
-): SettleInput | undefined {
-  const tokens = usage ? safe(usage.inputTokens) + safe(usage.outputTokens) : 0;
-  let cost: number | undefined;
-  const costNow = () => {
-    if (cost !== undefined) return cost;
-    const price = usage ? priceOf(snapshot, organisationId, usage.provider, usage.model) : undefined;
-    cost =
-      usage && price
-        ? safeCost(price, {
-            inputTokens: safe(usage.inputTokens),
-            outputTokens: safe(usage.outputTokens),
-            cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
-          })
-        : 0;
-    return cost;
-  };
-  const tokenCharges =
-    tokens > 0
-      ? plan.rates
-          .filter((r) => r.type === 'tokens')
-          .map((r) => ({ key: r.key, windowMs: r.windowMs, amount: tokens }))
-      : [];
-  const budgets = plan.budgets.map((b) => ({
-    key: b.key,
-    reserved: b.estimate,
-    actual: b.type === 'tokens' ? tokens : costNow(),
-    limit: b.limit,
-    threshold: b.threshold ?? -1,
-    expireAtMs: expiry(b),
-  }));
-  if (tokenCharges.length === 0 && budgets.length === 0) return undefined;
-  return { tokens: tokenCharges, budgets, reservationId };
-}
-
-function estimateCost(
-  snapshot: Snapshot,
-  subject: LimitSubject,
-  inputTokens: number,
-  outputTokens: number,
-): number {
-  const price = priceOf(
-    snapshot,
-    subject.organisationId,
-    subject.providerType ?? subject.provider,
-    subject.model,
-  );
-  return price ? safeCost(price, { inputTokens, outputTokens }) : 0;
-}
-
-function expiry(budget: BudgetItem): number {
-  return budget.period.endMs > 0 ? budget.period.endMs + PERIOD_GRACE_MS : 0;
-}
-
-function priceOf(
-  snapshot: Snapshot,
-  organisationId: string,
-  provider: string,
-  model: string,
-): ModelPricing | undefined {
-  const rows = function* () {
-    for (const orgId of organisationId === '' ? [''] : ['', organisationId]) {
-      for (const entity of snapshot.ofOrganisation(EntityKind.MODEL_PRICING, orgId)) {
-        if (entity.body?.$case === 'modelPricing')
-          yield { organisationId: entity.organisationId, ...entity.body.value };
-      }
-    }
-  };
-  return matchPricing(rows(), organisationId, provider, model);
-}
-
-/** Non-negative safe integers only: a provider reporting nonsense must not break accounting. */
-function safe(n: number): number {
-  return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0;
-}
-
-function safeCost(price: ModelPricing, counts: Parameters<typeof costOf>[1]): number {
-  try {
-    return costOf(price, counts);
-  } catch {
-    return Number.MAX_SAFE_INTEGER;
-  }
 }

@@ -1,0 +1,111 @@
+// What a request is charged: its reservation estimate (tokens, or cost from max_tokens and the
+// pricing snapshot) and, after the call, its actual tokens and cost for rate limits and budgets.
+
+import { costOf, matchPricing } from '@aigw/pricing';
+import { EntityKind, type ModelPricing } from '@aigw/proto';
+import type { Snapshot } from '../snapshot/index.js';
+import type { BudgetItem, Plan } from './plan.js';
+import type { SettleInput } from './store.js';
+import type { LimitSubject } from './subject.js';
+
+/** Usage counters outlive their period by a day, for late settlements of the period's calls. */
+const PERIOD_GRACE_MS = 86_400_000;
+
+export interface ActualUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cachedInputTokens?: number | undefined;
+  readonly model: string;
+  /** Provider type (`openai`...) of the target that answered, for pricing. */
+  readonly provider: string;
+}
+
+/** What settle charges: tokens to token rate limits, tokens or cost to budgets, reservations released. */
+export function settlement(
+  snapshot: Snapshot,
+  organisationId: string,
+  plan: Plan,
+  reservationId: string,
+  usage: ActualUsage | undefined,
+): SettleInput | undefined {
+  const tokens = usage ? safe(usage.inputTokens) + safe(usage.outputTokens) : 0;
+  let cost: number | undefined;
+  const costNow = () => {
+    if (cost !== undefined) return cost;
+    const price = usage ? priceOf(snapshot, organisationId, usage.provider, usage.model) : undefined;
+    cost =
+      usage && price
+        ? safeCost(price, {
+            inputTokens: safe(usage.inputTokens),
+            outputTokens: safe(usage.outputTokens),
+            cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
+          })
+        : 0;
+    return cost;
+  };
+  const tokenCharges =
+    tokens > 0
+      ? plan.rates
+          .filter((r) => r.type === 'tokens')
+          .map((r) => ({ key: r.key, windowMs: r.windowMs, amount: tokens }))
+      : [];
+  const budgets = plan.budgets.map((b) => ({
+    key: b.key,
+    reserved: b.estimate,
+    actual: b.type === 'tokens' ? tokens : costNow(),
+    limit: b.limit,
+    threshold: b.threshold ?? -1,
+    expireAtMs: expiry(b),
+  }));
+  if (tokenCharges.length === 0 && budgets.length === 0) return undefined;
+  return { tokens: tokenCharges, budgets, reservationId };
+}
+
+export function estimateCost(
+  snapshot: Snapshot,
+  subject: LimitSubject,
+  inputTokens: number,
+  outputTokens: number,
+): number {
+  const price = priceOf(
+    snapshot,
+    subject.organisationId,
+    subject.providerType ?? subject.provider,
+    subject.model,
+  );
+  return price ? safeCost(price, { inputTokens, outputTokens }) : 0;
+}
+
+export function expiry(budget: BudgetItem): number {
+  return budget.period.endMs > 0 ? budget.period.endMs + PERIOD_GRACE_MS : 0;
+}
+
+function priceOf(
+  snapshot: Snapshot,
+  organisationId: string,
+  provider: string,
+  model: string,
+): ModelPricing | undefined {
+  const rows = function* () {
+    for (const orgId of organisationId === '' ? [''] : ['', organisationId]) {
+      for (const entity of snapshot.ofOrganisation(EntityKind.MODEL_PRICING, orgId)) {
+        if (entity.body?.$case === 'modelPricing')
+          yield { organisationId: entity.organisationId, ...entity.body.value };
+      }
+    }
+  };
+  return matchPricing(rows(), organisationId, provider, model);
+}
+
+/** Non-negative safe integers only: a provider reporting nonsense must not break accounting. */
+export function safe(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0;
+}
+
+function safeCost(price: ModelPricing, counts: Parameters<typeof costOf>[1]): number {
+  try {
+    return costOf(price, counts);
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
+}
