@@ -41,6 +41,8 @@ export function createSnapshotClient(options: SnapshotClientOptions): SnapshotCl
     return m;
   };
   const deadline = () => ({ deadline: Date.now() + options.deadlineMs });
+  // Closing a grpc-js channel leaves its calls running until their deadline: cancel them ourselves.
+  const active = new Set<{ cancel(): void }>();
 
   return {
     async fetch(knownRevision) {
@@ -51,24 +53,30 @@ export function createSnapshotClient(options: SnapshotClientOptions): SnapshotCl
       );
       // Cancelling a stream we stopped reading emits 'error' (CANCELLED): never an unhandled event.
       call.on('error', () => undefined);
+      active.add(call);
       try {
         return await receiveSnapshot(call);
       } catch (err) {
         if (err instanceof SnapshotLoadError) throw err;
         throw new SnapshotLoadError('unavailable', describe(err), { cause: err });
       } finally {
+        active.delete(call);
         call.cancel();
       }
     },
     revision() {
       return new Promise((resolve, reject) => {
-        client.getRevision({ kinds: [] }, metadata(), deadline(), (err, response) => {
+        const call = client.getRevision({ kinds: [] }, metadata(), deadline(), (err, response) => {
+          active.delete(call);
           if (err) reject(new SnapshotLoadError('unavailable', describe(err), { cause: err }));
           else resolve(response);
         });
+        active.add(call);
       });
     },
     close() {
+      for (const call of active) call.cancel();
+      active.clear();
       client.close();
     },
   };

@@ -7,7 +7,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import type { Registry } from 'prom-client';
 import { applyChanges } from './apply-changes.js';
 import { type ChangeFeed, openChangeFeed } from './change-feed.js';
-import { readLastKnownGood, writeLastKnownGood } from './lkg-file.js';
+import { readLastKnownGood } from './lkg-file.js';
+import { LkgWriter } from './lkg-writer.js';
 import { Snapshot } from './snapshot.js';
 import type { SnapshotClient } from './snapshot-client.js';
 import { type LoadFailure, SnapshotLoadError } from './snapshot-frames.js';
@@ -60,8 +61,8 @@ export class SnapshotSync {
   #stopped = false;
   #retryTimer: NodeJS.Timeout | undefined;
   #antiEntropyTimer: NodeJS.Timeout | undefined;
-  #lkgTimer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> = Promise.resolve();
+  #probing = false;
+  readonly #lkg: LkgWriter | undefined;
 
   constructor(options: SnapshotSyncOptions) {
     this.#o = options;
@@ -72,6 +73,13 @@ export class SnapshotSync {
       store: options.store,
       syncedAtMs: () => this.#syncedAtMs,
     });
+    const state = () =>
+      this.#store.loaded
+        ? { snapshot: this.#store.current(), syncedAtMs: this.#syncedAtMs ?? Date.now() }
+        : undefined;
+    this.#lkg = options.lkgPath
+      ? new LkgWriter(options.lkgPath, options.lkgDebounceMs ?? 1_000, this.#log, state)
+      : undefined;
   }
 
   /** Counters for tests and diagnostics; `buffering`: changes held back by the running fetch. */
@@ -100,12 +108,7 @@ export class SnapshotSync {
     clearInterval(this.#antiEntropyTimer);
     this.#feed?.close();
     this.#o.client.close();
-    if (this.#lkgTimer) {
-      clearTimeout(this.#lkgTimer);
-      this.#lkgTimer = undefined;
-      this.#writeLkg();
-    }
-    await this.#writing;
+    await this.#lkg?.close();
   }
 
   async #attach(nc: NatsConnection): Promise<void> {
@@ -183,7 +186,7 @@ export class SnapshotSync {
         { revision: snapshot.revision, entities: snapshot.size, buffered: buffered.length },
         base === held ? 'snapshot confirmed current' : 'snapshot loaded',
       );
-      if (base !== held) this.#scheduleLkgWrite(0);
+      this.#lkg?.now();
       return true;
     } catch (err) {
       const reason: LoadFailure = err instanceof SnapshotLoadError ? err.reason : 'unavailable';
@@ -270,11 +273,12 @@ export class SnapshotSync {
     this.#metrics.changes(applied, ignored);
     if (snapshot === this.#store.current()) return;
     this.#store.replace(snapshot);
-    if (applied > 0) this.#scheduleLkgWrite(this.#o.lkgDebounceMs ?? 1_000);
+    if (applied > 0) this.#lkg?.soon();
   }
 
   async #probe(): Promise<void> {
-    if (this.#stopped || this.#loading || !this.#store.loaded) return;
+    if (this.#stopped || this.#loading || this.#probing || !this.#store.loaded) return;
+    this.#probing = true;
     let remote: Awaited<ReturnType<SnapshotClient['revision']>>;
     try {
       remote = await this.#o.client.revision();
@@ -282,6 +286,8 @@ export class SnapshotSync {
       if (!this.#probeFailing) this.#log.warn({ err: (err as Error).message }, 'anti-entropy check failed');
       this.#probeFailing = true;
       return;
+    } finally {
+      this.#probing = false;
     }
     if (this.#probeFailing) this.#log.info('anti-entropy check answers again');
     this.#probeFailing = false;
@@ -302,25 +308,6 @@ export class SnapshotSync {
       'anti-entropy found a difference',
     );
     this.#request('anti_entropy');
-  }
-
-  #scheduleLkgWrite(afterMs: number): void {
-    if (!this.#o.lkgPath || this.#stopped) return;
-    if (afterMs > 0 && this.#lkgTimer) return;
-    clearTimeout(this.#lkgTimer);
-    this.#lkgTimer = setTimeout(() => {
-      this.#lkgTimer = undefined;
-      this.#writeLkg();
-    }, afterMs);
-    this.#lkgTimer.unref();
-  }
-
-  #writeLkg(): void {
-    const path = this.#o.lkgPath;
-    if (!path || !this.#store.loaded) return;
-    this.#writing = this.#writing
-      .then(() => writeLastKnownGood(path, this.#store.current(), this.#syncedAtMs ?? Date.now()))
-      .catch((err: unknown) => this.#log.error({ path, err }, 'could not write the last-known-good file'));
   }
 }
 
