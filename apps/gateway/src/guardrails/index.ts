@@ -27,6 +27,7 @@ export {
   createGuardrailRunner,
   GUARDRAILS_PASSED,
   type GuardrailDeps,
+  isGuardrailRunnerDisabled,
   runGuardrails,
 } from './run-guardrails.js';
 export { textOf } from './text-of.js';

@@ -1,6 +1,11 @@
 import type { Guardrail, GuardrailCheck } from '@aigw/config-schema';
 import { describe, expect, it } from 'vitest';
-import { createGuardrailRunner, GUARDRAILS_PASSED, runGuardrails } from './run-guardrails.js';
+import {
+  createGuardrailRunner,
+  GUARDRAILS_PASSED,
+  isGuardrailRunnerDisabled,
+  runGuardrails,
+} from './run-guardrails.js';
 import type { GuardrailContext, WebhookCall, WebhookCaller } from './types.js';
 
 const ctx: GuardrailContext = {
@@ -127,6 +132,7 @@ describe('createGuardrailRunner', () => {
   it('runs nothing when GUARDRAILS_ENABLED is off', async () => {
     const run = createGuardrailRunner({ GUARDRAILS_ENABLED: false }, deps);
     expect(await run([inline([failing], { deny: true })], ctx)).toBe(GUARDRAILS_PASSED);
+    expect(isGuardrailRunnerDisabled(run)).toBe(true);
   });
 
   it('runs the guardrails when it is on', async () => {
@@ -135,5 +141,6 @@ describe('createGuardrailRunner', () => {
       verdict: false,
       denied: true,
     });
+    expect(isGuardrailRunnerDisabled(run)).toBe(false);
   });
 });

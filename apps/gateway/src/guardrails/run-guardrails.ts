@@ -57,12 +57,26 @@ export async function runGuardrails(
   return { ...outcome, asyncResults };
 }
 
+const disabledRunners = new WeakSet<object>();
+
+/**
+ * Whether `runner` is createGuardrailRunner's runner for `GUARDRAILS_ENABLED=OFF`: it always passes,
+ * so a caller need not buffer an answer for it (a stream with output guardrails keeps streaming).
+ */
+export function isGuardrailRunnerDisabled(runner: object): boolean {
+  return disabledRunners.has(runner);
+}
+
 /** `runGuardrails`, or the passing outcome when the `GUARDRAILS_ENABLED` flag is off. */
 export function createGuardrailRunner(
   settings: { readonly GUARDRAILS_ENABLED: boolean; readonly GUARDRAILS_REGEX_BUDGET_MS?: number },
   deps: GuardrailDeps,
 ): (guardrails: readonly Guardrail[], ctx: GuardrailContext) => Promise<GuardrailOutcome> {
-  if (!settings.GUARDRAILS_ENABLED) return async () => GUARDRAILS_PASSED;
+  if (!settings.GUARDRAILS_ENABLED) {
+    const off = async () => GUARDRAILS_PASSED;
+    disabledRunners.add(off);
+    return off;
+  }
   const withBudget = {
     ...deps,
     regexBudgetMs: deps.regexBudgetMs ?? settings.GUARDRAILS_REGEX_BUDGET_MS ?? DEFAULT_REGEX_BUDGET_MS,

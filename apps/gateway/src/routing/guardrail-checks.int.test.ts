@@ -417,4 +417,33 @@ describe('GUARDRAILS_ENABLED=OFF', () => {
       expect(event.guardrailResults).toEqual([]);
     },
   );
+
+  test('a streamed answer with output guardrails keeps streaming: nothing waits for its end', async ({
+    nats,
+  }) => {
+    off ??= await startHarness(nats, { GUARDRAILS_ENABLED: 'OFF' });
+    const controller = new AbortController();
+    const res = await fetch(`${off.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-config': JSON.stringify({
+          provider: 'openai',
+          api_key: 'sk-guard',
+          custom_host: `${off.mock.url}/v1`,
+          output_guardrails: [{ deny: true, checks: [{ id: 'valid_json' }] }],
+        }),
+        // The mock sends its first chunk, then holds the stream open: a gateway that buffered the
+        // answer for the (disabled) guardrails would never answer.
+        'x-mock-stall-after-chunks': '1',
+      },
+      body: JSON.stringify({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a b c' }] }),
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    const first = await reader?.read();
+    expect(new TextDecoder().decode(first?.value)).toMatch(/^data: /);
+    controller.abort();
+  });
 });

@@ -10,6 +10,7 @@ import {
   type GuardrailContext,
   type GuardrailOutcome,
   guardrailStatus,
+  isGuardrailRunnerDisabled,
 } from '../guardrails/index.js';
 import type { CustomHostCache } from '../proxy/custom-host-cache.js';
 import type { CacheHeaders } from './cache-headers.js';
@@ -115,11 +116,15 @@ export class LeafCaller {
   readonly guardrailRuns: GuardrailRun[] = [];
   private readonly leaves = new Map<string, Promise<PreparedLeaf>>();
   private readonly inputRuns = new Map<readonly Guardrail[], Map<unknown, Promise<GuardrailOutcome>>>();
+  /** GUARDRAILS_ENABLED=OFF. */
+  private readonly guardrailsOff: boolean;
 
   constructor(
     private readonly deps: LeafCallDeps,
     private readonly request: ConfigRequest,
-  ) {}
+  ) {
+    this.guardrailsOff = isGuardrailRunnerDisabled(deps.guardrails);
+  }
 
   /** The strategy's `call`: never rejects on a gateway error, which becomes a failed outcome. */
   readonly call = async (node: ConfigNode, retry: number): Promise<LeafOutcome> => {
@@ -194,9 +199,10 @@ export class LeafCaller {
     const target = leafTarget(s, request.headerProvider);
     const plan = await prepareUpstream(request, target, s, deps.customHosts);
     const provider = target.provider.id;
-    const input = s.input_guardrails?.length
-      ? await this.runInput(s.input_guardrails, plan.json, provider)
-      : undefined;
+    const input =
+      s.input_guardrails?.length && !this.guardrailsOff
+        ? await this.runInput(s.input_guardrails, plan.json, provider)
+        : undefined;
     // A denied request is answered by the guardrail: the cache takes no part (DISABLED), so a
     // stored answer never counts as a hit for it.
     const cache =
@@ -214,7 +220,8 @@ export class LeafCaller {
           })
         : undefined;
     // A failed input guardrail without deny adds its results to the answer (246): read it whole.
-    const readsAnswer = plan.readsAnswer || input?.verdict === false;
+    // With guardrails off nothing reads the answer: it streams as without output guardrails.
+    const readsAnswer = (plan.readsAnswer && !this.guardrailsOff) || input?.verdict === false;
     if (readsAnswer) plainAnswer(plan.headers, target.forwardHeaders);
     return {
       ...plan,
@@ -314,7 +321,7 @@ export class LeafCaller {
   ): Promise<{ output: GuardrailOutcome | undefined; responseJson: unknown }> {
     const responseJson = stream ? undefined : parseJson(body);
     const list = leaf.node.settings.output_guardrails;
-    if (!list?.length) return { output: undefined, responseJson };
+    if (!list?.length || this.guardrailsOff) return { output: undefined, responseJson };
     const output = await this.deps.guardrails(list, {
       phase: 'output',
       requestJson: leaf.json,
