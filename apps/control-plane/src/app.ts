@@ -25,6 +25,7 @@ import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
+import { createLoggerClient } from './logs-api/logger-client.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams, recordAudit } from './outbox/outbox.js';
 import { routes } from './routes.js';
@@ -121,6 +122,16 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       const grpc = await startGrpcServer(services, config.GRPC_PORT, config.HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
 
+      const logsService = config.LOGGER_GRPC_URL
+        ? createLoggerClient({
+            url: config.LOGGER_GRPC_URL,
+            timeoutMs: config.LOGGER_TIMEOUT_MS,
+            log,
+            ...(config.LOGGER_SERVICE_TOKEN ? { token: config.LOGGER_SERVICE_TOKEN } : {}),
+          })
+        : null;
+      if (logsService) closer.add('logs service client', () => logsService.close());
+      else log.warn('LOGGER_GRPC_URL is not set: /logs, /analytics, /audit-logs and /feedback answer 503');
       const jwt = createJwtVerifier(config);
       const authenticate = createAuthenticator({
         db: database.db,
@@ -157,6 +168,7 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
           log,
           version: VERSION,
           masterKey: config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY),
+          logsService,
         }),
         health: {
           checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },

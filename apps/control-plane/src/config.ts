@@ -82,6 +82,16 @@ const settingsObject = z.object({
   API_KEY_EXPIRY_SWEEP_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
   /** How often the outbox relay polls when no NOTIFY woke it. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+
+  /** host:port of the logger's LogsService (/logs, /analytics, /audit-logs, /feedback). Unset: those routes answer 503. */
+  LOGGER_GRPC_URL: z
+    .string()
+    .regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port')
+    .optional(),
+  /** Sent as `authorization: Bearer <token>` to LogsService (the logger's LOGS_SERVICE_TOKEN). */
+  LOGGER_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Deadline of one LogsService call. */
+  LOGGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
 });
 
 export const settingsSchema = settingsObject.superRefine((s, ctx) => {

@@ -4,6 +4,7 @@ import { configRoutes } from './configs/configs.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';
 import type { RouteDefinition } from './http/route.js';
 import { integrationRoutes } from './integrations/integrations.routes.js';
+import { logsApiRoutes } from './logs-api/logs-api.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
@@ -28,4 +29,5 @@ export const routes: readonly RouteDefinition[] = [
   ...guardrailRoutes,
   ...modelPricingRoutes,
   ...policyRoutes,
+  ...logsApiRoutes,
 ];

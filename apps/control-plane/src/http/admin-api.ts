@@ -4,6 +4,7 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Kysely } from 'kysely';
 import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
+import type { LoggerClient } from '../logs-api/logger-client.js';
 import { apiError } from './api-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRoutes, type RouteDefinition } from './route.js';
@@ -18,6 +19,8 @@ export interface AdminApiOptions {
   readonly version: string;
   /** Seals provider credentials (MASTER_KEY); null refuses to store credentials. */
   readonly masterKey?: Buffer | null;
+  /** The logger's LogsService (LOGGER_GRPC_URL); null: the logs routes answer 503. */
+  readonly logsService?: LoggerClient | null;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;

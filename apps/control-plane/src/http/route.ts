@@ -10,6 +10,7 @@ import type { Authenticate } from '../auth/authenticate.js';
 import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { ControlDatabase } from '../db/schema.js';
+import type { LoggerClient } from '../logs-api/logger-client.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
 import { forbidden, invalid } from './api-errors.js';
 
@@ -41,6 +42,8 @@ export interface RouteContext<P, Q, B> {
   readonly log: Logger;
   /** MASTER_KEY (32 bytes) that seals provider credentials; null when the operator set none. */
   readonly masterKey: Buffer | null;
+  /** The logger's LogsService; null when LOGGER_GRPC_URL is unset. */
+  readonly logsService: LoggerClient | null;
   /** Runs `fn` in one transaction and audits it there (same commit as the change). */
   mutate<T>(target: MutationTarget, fn: (tx: MutationTx) => Promise<T>): Promise<T>;
 }
@@ -92,6 +95,7 @@ export interface MountDeps {
   readonly auditEnabled: boolean;
   readonly log: Logger;
   readonly masterKey?: Buffer | null;
+  readonly logsService?: LoggerClient | null;
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[], deps: MountDeps): void {
@@ -106,7 +110,8 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
         }
         const ctx = buildContext(route, req, res, principal, deps);
         const result = await route.handler(ctx);
-        res.status(route.status ?? 200).json(result ?? {});
+        // A handler that streamed its own response (an export download) has already answered.
+        if (!res.headersSent) res.status(route.status ?? 200).json(result ?? {});
       } catch (err) {
         if (route.audit && principal && deps.auditEnabled)
           await auditFailure(route, req, res, principal, err, deps);
@@ -149,6 +154,7 @@ function buildContext(
     req,
     log: deps.log,
     masterKey: deps.masterKey ?? null,
+    logsService: deps.logsService ?? null,
     mutate: (target, fn) =>
       deps.db.transaction().execute(async (trx) => {
         const actor = target.actor ?? actorOf(principal);

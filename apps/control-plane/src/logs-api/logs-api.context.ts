@@ -1,0 +1,11 @@
+// Shared by the logs-api routes: the logger client (503 when none is configured) and page bounds.
+import type { RouteContext } from '../http/route.js';
+import { type LoggerClient, loggerUnavailable } from './logger-client.js';
+
+export function loggerOf(ctx: RouteContext<unknown, unknown, unknown>): LoggerClient {
+  if (!ctx.logsService)
+    throw loggerUnavailable('no logger is configured on this control plane (LOGGER_GRPC_URL)');
+  return ctx.logsService;
+}
+
+export const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : null);
