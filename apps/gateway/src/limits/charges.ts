@@ -70,7 +70,7 @@ export function estimateCost(
   const price = priceOf(
     snapshot,
     subject.organisationId,
-    subject.providerType ?? subject.provider,
+    subject.providerType || subject.provider,
     subject.model,
   );
   return price ? safeCost(price, { inputTokens, outputTokens }) : 0;

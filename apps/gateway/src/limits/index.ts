@@ -16,6 +16,10 @@
 // merged metadata, and the snapshot entities whose own limits apply (apiKey, workspace,
 // providerEntity, integration, virtualKey, integrationWorkspace). See docs/limits.md.
 export { alertId } from './alerts.js';
+
+/** Response header the wiring adds when `admission.degraded` (ARCHITECTURE part 4). */
+export const LIMITS_DEGRADED_HEADER = 'x-service-limits-degraded';
+
 export { groupValue, matchesAll, valuesOf, WILDCARD } from './conditions.js';
 export {
   type ActualUsage,

@@ -17,7 +17,7 @@ export interface LimitSubject {
   readonly apiKeyId: string;
   /** The `provider` policy value: the managed provider's slug (no `@`), else the provider type. */
   readonly provider: string;
-  /** Provider type (`openai`, `anthropic`...) for pricing; defaults to `provider`. */
+  /** Provider type (`openai`, `anthropic`...) for pricing; empty or absent: `provider` is used. */
   readonly providerType?: string;
   readonly model: string;
   /** Saved config id, '' when none; `config` conditions also match `configSlug`. */
