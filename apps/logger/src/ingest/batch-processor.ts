@@ -155,6 +155,8 @@ async function isolate<T>(deps: BatchDeps<T>, batch: readonly Prepared<T>[]): Pr
 /** Stores and acknowledges `msgs`; throws (acknowledging nothing more) when it should be retried. */
 export async function processBatch<T>(deps: BatchDeps<T>, msgs: readonly JsMsg[]): Promise<void> {
   const batch = msgs.map((msg) => prepare(deps, msg));
+  const redelivered = msgs.filter((msg) => msg.redelivered).length;
+  if (redelivered > 0) deps.metrics.redelivered.inc({ stream: deps.sink.name }, redelivered);
   try {
     await storeTogether(deps, batch);
   } catch (err) {

@@ -4,6 +4,7 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export interface IngestMetrics {
   readonly events: Counter<'stream' | 'outcome'>;
   readonly messages: Counter<'stream'>;
+  readonly redelivered: Counter<'stream'>;
   readonly batchSeconds: Histogram<'stream'>;
   readonly errors: Counter<'stream'>;
   readonly lag: Gauge<'stream'>;
@@ -27,6 +28,12 @@ export function ingestMetrics(registry: Registry): IngestMetrics {
     messages: new Counter({
       name: 'logger_ingest_messages_total',
       help: 'JetStream messages acknowledged after their events were stored',
+      labelNames: ['stream'] as const,
+      registers,
+    }),
+    redelivered: new Counter({
+      name: 'logger_ingest_redelivered_messages_total',
+      help: 'Messages received again (a previous delivery was not acknowledged: crash, stop, timeout)',
       labelNames: ['stream'] as const,
       registers,
     }),
