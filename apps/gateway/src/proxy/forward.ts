@@ -15,9 +15,9 @@ export interface ForwardRequest {
   /** The client's request stream (streamed through) or a body the gateway already read. */
   readonly body: IncomingMessage | Buffer;
   /** Connects only to addresses checked by the SSRF layer (custom hosts). */
-  readonly lookup?: LookupFunction;
+  readonly lookup?: LookupFunction | undefined;
   /** Total time allowed for the upstream exchange (x-service-request-timeout), if any. */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Idle limit on the upstream socket. */
   readonly idleTimeoutMs: number;
   /** Headers the gateway adds to the response (trace id, provider), first and in this order. */

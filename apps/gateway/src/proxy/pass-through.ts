@@ -85,7 +85,12 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     const request = new BodyCapture(captureLimit);
     const response = new BodyCapture(captureLimit);
     const method = req.method ?? 'GET';
-    const [path = '/', query = ''] = (req.url ?? '/').slice(V1.length).split('?', 2) as [string, string?];
+    // What `.slice(V1.length).split('?', 2)` gave, without the array and its destructuring.
+    const url = req.url ?? '/';
+    const mark = url.indexOf('?', V1.length);
+    const path = mark < 0 ? url.slice(V1.length) : url.slice(V1.length, mark);
+    const end = mark < 0 ? -1 : url.indexOf('?', mark + 1);
+    const query = mark < 0 ? '' : end < 0 ? url.slice(mark + 1) : url.slice(mark + 1, end);
     const facts: { -readonly [K in keyof RequestFacts]: RequestFacts[K] } = {
       id,
       traceId: '',
@@ -203,8 +208,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           url: target.url,
           headers,
           body: body ?? req,
-          ...(lookup ? { lookup } : {}),
-          ...(service.requestTimeoutMs === undefined ? {} : { timeoutMs: service.requestTimeoutMs }),
+          lookup,
+          timeoutMs: service.requestTimeoutMs,
           idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
           maxBodyBytes: config.MAX_BODY_BYTES,
           extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
