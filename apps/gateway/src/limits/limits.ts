@@ -30,7 +30,7 @@ export type LimitsConfig = Pick<
 >;
 
 export interface LimitsDeps {
-  /** Shared counters; absent: counters live in this process (one replica only), never "degraded". */
+  /** Shared counters (used while `status` is `ready`); absent: counters live in this process (one replica only), never "degraded". */
   readonly redis?: Redis | undefined;
   readonly log: Logger;
   readonly registry: Registry;
@@ -80,6 +80,8 @@ export function createLimits(deps: LimitsDeps): Limits {
   const now = deps.now ?? Date.now;
   const local = createMemoryStore();
   const remote = deps.redis ? createRedisStore(deps.redis) : undefined;
+  // Decisions use Redis only while the client is `ready`; a lazyConnect client would never get there.
+  if (deps.redis?.status === 'wait') deps.redis.connect().catch(() => {});
   let retryRedisAt = 0;
 
   const redisUsable = () =>
