@@ -25,43 +25,69 @@ function slugOf(entity: Entity): string | undefined {
   return (body.value as { slug?: string }).slug || undefined;
 }
 
+/** Entities by `<kind>:<id>` with their request-path indexes; built once, never changed. */
+class Layer {
+  readonly byHash = new Map<string, EntityOf<'apiKey'>>();
+  readonly bySlug = new Map<string, Entity>();
+  readonly byOrg = new Map<string, Entity[]>();
+
+  constructor(readonly all: ReadonlyMap<string, Entity>) {
+    for (const entity of all.values()) {
+      if (entity.tombstone || !entity.body) continue;
+      if (entity.body.$case === 'apiKey')
+        this.byHash.set(entity.body.value.keyHash, entity as EntityOf<'apiKey'>);
+      const slug = slugOf(entity);
+      if (slug !== undefined) this.bySlug.set(slugKey(entity.kind, entity.workspaceId, slug), entity);
+      const list = this.byOrg.get(key(entity.kind, entity.organisationId));
+      if (list) list.push(entity);
+      else this.byOrg.set(key(entity.kind, entity.organisationId), [entity]);
+    }
+  }
+}
+
+const EMPTY = new Layer(new Map());
+
+/**
+ * Past this many changed entities the changes are folded into a new base. Each swap costs about the
+ * overlay's size and a fold costs the whole snapshot, so √n balances the two: a change to a snapshot
+ * of 100k entities costs ~300 map operations instead of a 100k-entry rebuild.
+ */
+const overlayLimit = (size: number): number => Math.max(256, Math.ceil(Math.sqrt(size)));
+
 export class Snapshot {
-  /** Every entity the gateway holds, tombstones included, by `<kind>:<id>`. */
-  readonly #all: ReadonlyMap<string, Entity>;
-  readonly #byHash = new Map<string, EntityOf<'apiKey'>>();
-  readonly #bySlug = new Map<string, Entity>();
-  readonly #byOrg = new Map<string, Entity[]>();
+  /** The bulk of the entities (shared by the snapshots derived from one load). */
+  readonly #base: Layer;
+  /** Entities changed since the base was built, tombstones included: they win over the base. */
+  readonly #over: Layer;
+  readonly #size: number;
+  /** `ofOrganisation` lists touched by the overlay, merged on first use. */
+  readonly #orgLists = new Map<string, readonly Entity[]>();
   #checksum: string | undefined;
 
   private constructor(
-    all: ReadonlyMap<string, Entity>,
+    base: Layer,
+    over: Layer,
     /** The control plane's revision this snapshot was built from (max outbox id seen). */
     readonly revision: number,
     /** When it was built (ms since the epoch): snapshot age for metrics and readiness. */
     readonly builtAtMs: number,
   ) {
-    this.#all = all;
-    for (const entity of all.values()) {
-      if (entity.tombstone || !entity.body) continue;
-      if (entity.body.$case === 'apiKey')
-        this.#byHash.set(entity.body.value.keyHash, entity as EntityOf<'apiKey'>);
-      const slug = slugOf(entity);
-      if (slug !== undefined) this.#bySlug.set(slugKey(entity.kind, entity.workspaceId, slug), entity);
-      const list = this.#byOrg.get(key(entity.kind, entity.organisationId));
-      if (list) list.push(entity);
-      else this.#byOrg.set(key(entity.kind, entity.organisationId), [entity]);
-    }
+    this.#base = base;
+    this.#over = over;
+    let added = 0;
+    for (const k of over.all.keys()) if (!base.all.has(k)) added++;
+    this.#size = base.all.size + added;
   }
 
   static empty(): Snapshot {
-    return new Snapshot(new Map(), 0, Date.now());
+    return new Snapshot(EMPTY, EMPTY, 0, Date.now());
   }
 
   /** A snapshot of exactly these entities (a full snapshot from the control plane or the LKG file). */
   static of(entities: Iterable<Entity>, revision: number, builtAtMs = Date.now()): Snapshot {
     const all = new Map<string, Entity>();
     for (const entity of entities) all.set(key(entity.kind, entity.id), entity);
-    return new Snapshot(all, revision, builtAtMs);
+    return new Snapshot(new Layer(all), EMPTY, revision, builtAtMs);
   }
 
   /**
@@ -73,18 +99,30 @@ export class Snapshot {
     let next: Map<string, Entity> | undefined;
     for (const entity of changes) {
       const k = key(entity.kind, entity.id);
-      const held = (next ?? this.#all).get(k);
+      const held = next?.get(k) ?? this.#held(k);
       if (held && held.version >= entity.version) continue;
-      next ??= new Map(this.#all);
+      next ??= new Map(this.#over.all);
       next.set(k, entity);
     }
-    if (!next) return revision > this.revision ? new Snapshot(this.#all, revision, Date.now()) : this;
-    return new Snapshot(next, Math.max(revision, this.revision), Date.now());
+    const nextRevision = Math.max(revision, this.revision);
+    if (!next)
+      return revision > this.revision ? new Snapshot(this.#base, this.#over, revision, Date.now()) : this;
+    if (next.size <= overlayLimit(this.#base.all.size))
+      return new Snapshot(this.#base, new Layer(next), nextRevision, Date.now());
+    const all = new Map(this.#base.all);
+    for (const [k, entity] of next) all.set(k, entity);
+    return new Snapshot(new Layer(all), EMPTY, nextRevision, Date.now());
   }
 
   /** Number of entities held, tombstones included. */
   get size(): number {
-    return this.#all.size;
+    return this.#size;
+  }
+
+  /** Every entity held, tombstones included (for the LKG file and checksums). */
+  *entities(): IterableIterator<Entity> {
+    yield* this.#over.all.values();
+    for (const [k, entity] of this.#base.all) if (!this.#over.all.has(k)) yield entity;
   }
 
   /**
@@ -92,38 +130,54 @@ export class Snapshot {
    * anti-entropy compares it with the control plane's.
    */
   checksum(): string {
-    this.#checksum ??= snapshotChecksum(this.#all.values());
+    this.#checksum ??= snapshotChecksum(this.entities());
     return this.#checksum;
-  }
-
-  /** Every entity held, tombstones included (for the LKG file and checksums). */
-  entities(): IterableIterator<Entity> {
-    return this.#all.values();
   }
 
   /** The held entity (or tombstone) of this kind and id. */
   get(kind: EntityKind, id: string): Entity | undefined {
-    return this.#all.get(key(kind, id));
+    return this.#held(key(kind, id));
   }
 
   /** A live entity of one body case by id (undefined for tombstones and unknown ids). */
   find<K extends Body['$case']>(kind: EntityKind, $case: K, id: string): EntityOf<K> | undefined {
-    const entity = this.#all.get(key(kind, id));
+    const entity = this.#held(key(kind, id));
     return entity?.body?.$case === $case ? (entity as EntityOf<K>) : undefined;
   }
 
   /** The API key whose SHA-256 (lowercase hex) is `hash`. */
   apiKeyByHash(hash: string): EntityOf<'apiKey'> | undefined {
-    return this.#byHash.get(hash);
+    return this.#current(this.#over.byHash.get(hash) ?? this.#base.byHash.get(hash));
   }
 
   /** A provider, virtual key, config or guardrail by slug within a workspace. */
   bySlug(kind: EntityKind, workspaceId: string, slug: string): Entity | undefined {
-    return this.#bySlug.get(slugKey(kind, workspaceId, slug));
+    const k = slugKey(kind, workspaceId, slug);
+    return this.#current(this.#over.bySlug.get(k) ?? this.#base.bySlug.get(k));
   }
 
   /** Live entities of a kind owned by an organisation (policies, pricing); '' for platform-wide ones. */
   ofOrganisation(kind: EntityKind, organisationId: string): readonly Entity[] {
-    return this.#byOrg.get(key(kind, organisationId)) ?? [];
+    const k = key(kind, organisationId);
+    const base = this.#base.byOrg.get(k) ?? [];
+    if (this.#over.all.size === 0) return base;
+    let list = this.#orgLists.get(k);
+    if (!list) {
+      const changed = base.filter((e) => !this.#over.all.has(key(e.kind, e.id)));
+      list = changed.length === base.length ? base : changed;
+      const added = this.#over.byOrg.get(k);
+      if (added) list = [...list, ...added];
+      this.#orgLists.set(k, list);
+    }
+    return list;
+  }
+
+  #held(k: string): Entity | undefined {
+    return this.#over.all.get(k) ?? this.#base.all.get(k);
+  }
+
+  /** An index hit from the base is stale when the overlay replaced that entity since. */
+  #current<T extends Entity>(hit: T | undefined): T | undefined {
+    return hit && this.#held(key(hit.kind, hit.id)) === hit ? hit : undefined;
   }
 }
