@@ -92,6 +92,13 @@ const settingsObject = z.object({
   LIMITS_DEFAULT_MAX_TOKENS: z.coerce.number().int().min(0).max(10_000_000).default(1024),
   /** A budget reservation not settled within this time is released (a crashed gateway's calls). */
   LIMITS_RESERVATION_TTL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(900_000),
+  /**
+   * While Redis is down (ARCHITECTURE part 4): rate limits `local` (an in-process limiter), `open`
+   * (not enforced) or `closed` (503); budgets `last_known` (the last usage Redis reported), `open` or
+   * `closed`.
+   */
+  LIMITS_REDIS_DOWN_RATE_LIMITS: z.enum(['local', 'open', 'closed']).default('local'),
+  LIMITS_REDIS_DOWN_BUDGETS: z.enum(['last_known', 'open', 'closed']).default('last_known'),
   /** Response cache without REDIS_URL (docs/cache.md): entries kept in this process. */
   CACHE_MEMORY_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   CACHE_MEMORY_MAX_BYTES: bytes(256 * MiB, 64 * 1024 * MiB),
