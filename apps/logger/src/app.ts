@@ -21,6 +21,7 @@ import { migrations } from './db/migrations/index.js';
 import { type LogsDatabase, SCHEMA } from './db/schema.js';
 import { logsService } from './logs/logs.service.js';
 import { loggerStreams } from './nats-names.js';
+import { createExportRunner } from './query/exports/export-runner.js';
 
 export interface LoggerApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };
@@ -69,7 +70,22 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
         closer,
       });
 
-      const grpc = await startGrpcServer([logsService()], config.GRPC_PORT, config.HOST);
+      const exports = createExportRunner({
+        db: database.db,
+        log,
+        maxRows: config.EXPORT_MAX_ROWS,
+        pollMs: config.EXPORT_POLL_MS,
+      });
+      if (config.DATA_EXPORTS_ENABLED) exports.start();
+      closer.add('log exports', () => exports.stop());
+      const logs = logsService({
+        db: database.db,
+        log,
+        exportsEnabled: config.DATA_EXPORTS_ENABLED,
+        exports,
+        ...(config.LOGS_SERVICE_TOKEN ? { token: config.LOGS_SERVICE_TOKEN } : {}),
+      });
+      const grpc = await startGrpcServer([logs], config.GRPC_PORT, config.HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
 
       const app = createHttpApp({
