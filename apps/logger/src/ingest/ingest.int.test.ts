@@ -150,4 +150,56 @@ describe('ingest', () => {
       await app.stop();
     }
   });
+
+  test('a batch failing on one event stores the rest; a batch failing for another reason is held, not dead-lettered', async ({
+    pg,
+    nats,
+  }) => {
+    // The file's tests share one database: start from empty tables.
+    await pg.pool.query(
+      'truncate logs.request_logs, logs.dead_letters, logs.request_rollups_hourly, logs.usage_ledger',
+    );
+    const app = testLogger(pg, nats);
+    await app.start();
+    const subject = testStreams(nats).requests.subjects[0] ?? '';
+    try {
+      // Valid in the event, refused by Postgres: a btree index row cannot hold an incompressible 10 kB trace id.
+      const bad = requestEvent(2);
+      bad.traceId = Array.from({ length: 2_000 }, () => Math.random().toString(36).slice(2, 7)).join('');
+      const batch = [requestEvent(0), requestEvent(1), bad, requestEvent(3), requestEvent(4)];
+      await nats.js.publish(subject, batchBytes(batch), { msgID: batchId(batch) });
+      await eventually(
+        () => count(pg, 'select count(*) as n from logs.dead_letters'),
+        (n) => n === 1,
+      );
+      const letter = await pg.pool.query('select event_index, event_id, error from logs.dead_letters');
+      expect(letter.rows).toEqual([
+        { event_index: 2, event_id: bad.id, error: expect.stringContaining('index row') },
+      ]);
+      expect(await count(pg, 'select count(*) as n from logs.request_logs')).toBe(4);
+      expect(await count(pg, 'select sum(requests) as n from logs.request_rollups_hourly')).toBe(4);
+
+      // The rollup table gone (a broken deploy, say): nothing is data's fault, so nothing is set aside.
+      await pg.pool.query('alter table logs.request_rollups_hourly rename to request_rollups_hourly_away');
+      const held = [requestEvent(10), requestEvent(11)];
+      await nats.js.publish(subject, batchBytes(held), { msgID: batchId(held) });
+      await eventually(
+        async () => {
+          const metrics = await (await fetch(`http://127.0.0.1:${app.ports.http}/metrics`)).text();
+          return Number(/logger_ingest_errors_total\{stream="requests"[^}]*\} (\d+)/.exec(metrics)?.[1] ?? 0);
+        },
+        (n) => n >= 2,
+      );
+      expect(await count(pg, 'select count(*) as n from logs.request_logs')).toBe(4);
+      await pg.pool.query('alter table logs.request_rollups_hourly_away rename to request_rollups_hourly');
+      await eventually(
+        () => count(pg, 'select count(*) as n from logs.request_logs'),
+        (n) => n === 6,
+      );
+      expect(await count(pg, 'select count(*) as n from logs.dead_letters')).toBe(1);
+      expect(await count(pg, 'select sum(requests) as n from logs.request_rollups_hourly')).toBe(6);
+    } finally {
+      await app.stop();
+    }
+  });
 });
