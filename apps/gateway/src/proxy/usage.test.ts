@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BodyCapture } from './capture.js';
 import { estimateUsage, readResponseFacts } from './usage.js';
 
@@ -107,6 +107,27 @@ describe('readResponseFacts', () => {
       model: 'gpt-early',
       usage: undefined,
     });
+  });
+
+  it('parses only the lines that can carry usage or the model: one for an OpenAI stream', () => {
+    const chunk = (content: string) =>
+      `data: {"id":"c1","model":"gpt-x","choices":[{"delta":{"content":"${content}"}}],"usage":null}`;
+    const stream = [
+      ...Array.from({ length: 20 }, (_, i) => chunk(`part ${i}`)),
+      'data: {"id":"c1","model":"gpt-x","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      'data: [DONE]',
+      '',
+    ].join('\n\n');
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual({
+        model: 'gpt-x',
+        usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
+      });
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('finds usage at the end of a JSON body too large to keep whole', () => {

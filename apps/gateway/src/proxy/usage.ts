@@ -82,8 +82,9 @@ function mayCarryUsage(line: string): boolean {
   const first = line.indexOf('sage');
   if (first < 0) return false;
   if (!line.includes('"usage":null') || line.includes('\\u')) return true;
+  // `sage` sits 2 characters into `"usage":null` (this said 3 before, so no line was ever skipped).
   for (let at = first; at >= 0; at = line.indexOf('sage', at + 4)) {
-    if (!line.startsWith('"usage":null', at - 3)) return true;
+    if (!line.startsWith('"usage":null', at - 2)) return true;
   }
   return false;
 }
