@@ -189,6 +189,8 @@ export class SnapshotSync {
       this.#lkg?.now();
       return true;
     } catch (err) {
+      // stop() cancels the running call: that is no failure worth a metric or a warning.
+      if (this.#stopped) return false;
       const reason: LoadFailure = err instanceof SnapshotLoadError ? err.reason : 'unavailable';
       this.#metrics.loadFailed(reason);
       this.#log.warn(
