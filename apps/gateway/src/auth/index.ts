@@ -5,6 +5,13 @@ export { CredentialStore, type ProviderCredentials } from './credentials.js';
 export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from './event-identity.js';
 export { type Identity, mergedMetadata } from './identity.js';
 export {
+  admissionHeaders,
+  LIMITS_DEGRADED_HEADER,
+  limitSubject,
+  requestEstimate,
+  settledUsage,
+} from './limits-stage.js';
+export {
   assertModelAllowed,
   cloudFor,
   type ManagedRef,

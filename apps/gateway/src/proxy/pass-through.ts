@@ -10,19 +10,23 @@ import type { RequestEvent } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import {
+  admissionHeaders,
   assertModelAllowed,
   cloudFor,
   createRequestAccess,
   eventIdentity,
   eventProviderRef,
-  type ManagedTarget,
+  limitSubject,
   managedRef,
   needsModel,
   type RequestAccess,
+  requestEstimate,
   requestModel,
+  settledUsage,
 } from '../auth/index.js';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
+import type { Admission, Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
@@ -33,7 +37,7 @@ import { BodyCapture } from './capture.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
-import { readBody } from './read-body.js';
+import { readBody, readJsonBody } from './read-body.js';
 import { buildRequestEvent, type RequestFacts } from './request-event.js';
 import { bearer, resolveProvider } from './target.js';
 
@@ -51,6 +55,8 @@ export interface PassThroughDeps {
    * that runs.
    */
   readonly snapshots?: SnapshotSource | undefined;
+  /** Rate and usage limits (limits/); applied in control-plane mode only. */
+  readonly limits?: Limits | undefined;
 }
 
 export const V1 = '/v1';
@@ -107,6 +113,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       captureBodies: config.CAPTURE_BODY_MAX_BYTES > 0,
     };
     let result: ForwardResult | undefined;
+    /** Limits admitted this request: settled with the answer's usage once it is complete. */
+    let admission: Admission | undefined;
+    let model = '';
     try {
       const service = parseServiceHeaders(req.headers);
       // The trace id and provider headers go out with the response (forward puts them first) or
@@ -129,7 +138,23 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         : req.headers[H.config] === undefined
           ? undefined
           : readConfigHeader(req.headers);
+      const limits = access && deps.limits;
       if (routed) {
+        let preread: { body: Buffer; json: unknown } | undefined;
+        if (limits && access) {
+          // The config's targets decide the provider: the headers' one (if any) is what limits see.
+          preread = await readJsonBody(req, config.MAX_BODY_BYTES);
+          model = requestModel(path, req.headers['content-type'], preread.body, preread.json);
+          const type = access.leaves.fromHeaders?.provider.id ?? service.provider ?? '';
+          const subject = limitSubject(access, type.startsWith('@') ? '' : type, model);
+          admission = await limits.admit(
+            access.snapshot,
+            subject,
+            requestEstimate(preread.json, preread.body.length),
+          );
+          const extra = admissionHeaders(admission);
+          for (const name in extra) res.setHeader(name, extra[name] as string);
+        }
         const served = await configRoute(req, res, routed, {
           method,
           path,
@@ -139,6 +164,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           responseSink: response,
           managed: access?.leaves,
           metadata: facts.metadata,
+          preread,
         });
         facts.provider = served.provider;
         facts.customHost = served.customHost;
@@ -184,7 +210,11 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         };
         let body: Buffer | undefined;
         let json: unknown;
-        if (provider.needsBody(base) || (managed !== undefined && needsModel(managed))) {
+        if (
+          provider.needsBody(base) ||
+          (managed && needsModel(managed)) ||
+          (limits && req.headers['content-type']?.includes('json'))
+        ) {
           body = await readBody(req, config.MAX_BODY_BYTES);
           if (body.length > 0 && req.headers['content-type']?.includes('json')) {
             try {
@@ -194,7 +224,22 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
             }
           }
         }
-        if (managed) base = managedModel(managed, base, req.headers['content-type'], body, json);
+        if (managed && needsModel(managed)) {
+          const asked = requestModel(path, req.headers['content-type'], body, json);
+          assertModelAllowed(managed, asked, 'model');
+          base = { ...base, cloud: cloudFor(managed, readCloudOptions(req.headers), asked) };
+        }
+        let limitHeaders: Readonly<Record<string, string>> | undefined;
+        if (limits && access) {
+          model = requestModel(path, req.headers['content-type'], body, json);
+          const subject = limitSubject(access, provider.id, model);
+          admission = await limits.admit(
+            access.snapshot,
+            subject,
+            requestEstimate(json, body?.length ?? declared),
+          );
+          limitHeaders = admissionHeaders(admission);
+        }
         const target = provider.buildTarget(body ? { ...base, body, json } : base);
         const headers = upstreamHeaders(
           clientHeadersForProvider(req.headers),
@@ -212,7 +257,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           timeoutMs: service.requestTimeoutMs,
           idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
           maxBodyBytes: config.MAX_BODY_BYTES,
-          extraResponseHeaders: { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
+          extraResponseHeaders: limitHeaders
+            ? { ...limitHeaders, [H.traceId]: service.traceId, 'x-service-provider': provider.id }
+            : { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
           requestSink: request,
           responseSink: response,
         });
@@ -246,23 +293,12 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     request.seal();
     response.seal();
     const outcome = result && { ...result };
+    if (admission) {
+      const type = outcome?.responseHeaders['content-type'];
+      const usage =
+        outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
+      void admission.settle(usage);
+    }
     deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };
-}
-
-/**
- * The managed provider's allow-list holds for the requested model, and the model picks the Azure
- * deployment when the provider has several.
- */
-function managedModel(
-  managed: ManagedTarget,
-  base: Omit<ProviderRequest, 'json' | 'body'>,
-  contentType: string | undefined,
-  body: Buffer | undefined,
-  json: unknown,
-): Omit<ProviderRequest, 'json' | 'body'> {
-  if (!needsModel(managed)) return base;
-  const model = requestModel(base.path, contentType, body, json);
-  assertModelAllowed(managed, model, 'model');
-  return { ...base, cloud: cloudFor(managed, readCloudOptions(base.headers), model) };
 }

@@ -21,3 +21,20 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     req.on('error', reject);
   });
 }
+
+/** The whole body (declared length checked first) and, for a JSON content type, its parsed value. */
+export async function readJsonBody(
+  req: IncomingMessage,
+  max: number,
+): Promise<{ readonly body: Buffer; readonly json: unknown }> {
+  if (Number(req.headers['content-length'] ?? 0) > max) {
+    throw gatewayError('payload_too_large', `The request body is larger than ${max} bytes`);
+  }
+  const body = await readBody(req, max);
+  if (body.length === 0 || !req.headers['content-type']?.includes('json')) return { body, json: undefined };
+  try {
+    return { body, json: JSON.parse(body.toString('utf8')) as unknown };
+  } catch {
+    throw gatewayError('invalid_json', 'The request body is not valid JSON');
+  }
+}

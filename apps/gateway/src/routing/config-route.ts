@@ -7,12 +7,11 @@ import type { Redis } from 'ioredis';
 import { type LeafResolver, requestModel } from '../auth/index.js';
 import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
-import { gatewayError } from '../errors.js';
 import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import type { ChunkSink } from '../proxy/capture.js';
 import type { CustomHostCache } from '../proxy/custom-host-cache.js';
-import { readBody } from '../proxy/read-body.js';
+import { readJsonBody } from '../proxy/read-body.js';
 import { bearer } from '../proxy/target.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import { readCacheHeaders } from './cache-headers.js';
@@ -37,6 +36,8 @@ export interface ConfigRequestParts {
   /** Control-plane mode: managed providers of the request's workspace, and the merged metadata. */
   readonly managed?: LeafResolver | undefined;
   readonly metadata?: Readonly<Record<string, string>>;
+  /** The body, when an earlier stage (limits) already read it. */
+  readonly preread?: { readonly body: Buffer; readonly json: unknown } | undefined;
 }
 
 export interface ConfigServed extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'cacheStatus'> {
@@ -70,23 +71,8 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
   };
 
   return async (req, res, routed, parts) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > config.MAX_BODY_BYTES) {
-      throw gatewayError(
-        'payload_too_large',
-        `The request body is larger than ${config.MAX_BODY_BYTES} bytes`,
-      );
-    }
     // Targets, retries and override_params each need the body again: a config reads it whole.
-    const body = await readBody(req, config.MAX_BODY_BYTES);
-    let json: unknown;
-    if (body.length > 0 && req.headers['content-type']?.includes('json')) {
-      try {
-        json = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw gatewayError('invalid_json', 'The request body is not valid JSON');
-      }
-    }
+    const { body, json } = parts.preread ?? (await readJsonBody(req, config.MAX_BODY_BYTES));
     parts.requestSink.push(body);
     const cacheHeaders = readCacheHeaders(req.headers);
     const gone = new AbortController();
