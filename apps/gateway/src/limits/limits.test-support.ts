@@ -113,6 +113,8 @@ export const CONFIG: LimitsConfig = {
   LIMITS_REDIS_RETRY_MS: 1_000,
   LIMITS_DEFAULT_MAX_TOKENS: 100,
   LIMITS_RESERVATION_TTL_MS: 60_000,
+  LIMITS_REDIS_DOWN_RATE_LIMITS: 'local',
+  LIMITS_REDIS_DOWN_BUDGETS: 'last_known',
 };
 
 export interface TestLimits {

@@ -8,6 +8,7 @@ import { type Logger, withTimeout } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config.js';
+import { gatewayErrorWithHeaders } from '../errors.js';
 import type { Snapshot } from '../snapshot/index.js';
 import { alertEvent } from './alerts.js';
 import { type ActualUsage, estimateCost, expiry, safe, settlement } from './charges.js';
@@ -27,6 +28,8 @@ export type LimitsConfig = Pick<
   | 'LIMITS_REDIS_RETRY_MS'
   | 'LIMITS_DEFAULT_MAX_TOKENS'
   | 'LIMITS_RESERVATION_TTL_MS'
+  | 'LIMITS_REDIS_DOWN_RATE_LIMITS'
+  | 'LIMITS_REDIS_DOWN_BUDGETS'
 >;
 
 export interface LimitsDeps {
@@ -152,7 +155,7 @@ export function createLimits(deps: LimitsDeps): Limits {
       const outputTokens = estimate.maxTokens ?? config.LIMITS_DEFAULT_MAX_TOKENS;
       const inputTokens = estimate.inputTokensGuess ?? 0;
       let costEstimate: number | undefined;
-      const plan = buildPlan(snapshot, subject, {
+      let plan = buildPlan(snapshot, subject, {
         policies: config.POLICY_ENABLED,
         usageLimits: config.USAGE_LIMITS_ENABLED,
         nowMs: now(),
@@ -164,24 +167,36 @@ export function createLimits(deps: LimitsDeps): Limits {
       });
       if (plan.rates.length === 0 && plan.budgets.length === 0) return NOTHING;
 
-      const input: AdmitInput = {
-        rates: plan.rates.map((r) => ({
-          key: r.key,
-          requests: r.type === 'requests',
-          limit: r.limit,
-          windowMs: r.windowMs,
-        })),
-        budgets: plan.budgets.map((b) => ({
-          key: b.key,
-          limit: b.limit,
-          estimate: b.estimate,
-          expireAtMs: expiry(b),
-        })),
-        reservationId: randomUUID(),
-        reservationTtlMs: config.LIMITS_RESERVATION_TTL_MS,
-      };
-      const { out, remote: onRedis, degraded } = await run('admit', input, (store, i) => store.admit(i));
-      if (onRedis) observe(plan, out);
+      const reservationId = randomUUID();
+      let out: AdmitOutput | undefined;
+      let onRedis = false;
+      if (remote && redisUsable()) {
+        try {
+          out = await withTimeout(
+            remote.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS)),
+            config.LIMITS_REDIS_TIMEOUT_MS,
+            () => new Error(`no answer from Redis within ${config.LIMITS_REDIS_TIMEOUT_MS} ms`),
+          );
+          onRedis = true;
+          observe(plan, out);
+        } catch (err) {
+          redisFailed(err, 'admit');
+        }
+      }
+      const degraded = remote !== undefined && !onRedis;
+      if (!out) {
+        if (degraded) {
+          metrics.degraded('admit');
+          try {
+            plan = fallbackPlan(plan, config);
+          } catch (err) {
+            metrics.decision('unavailable', true);
+            throw err;
+          }
+          if (plan.rates.length === 0 && plan.budgets.length === 0) return { ...NOTHING, degraded: true };
+        }
+        out = await local.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS));
+      }
       plan.budgets.forEach((b, j) => {
         if (out.budgets[j]?.exhaustedAlert)
           publish(b, 'exhausted', out.budgets[j]?.usage ?? 0, out.nowMs, subject.organisationId);
@@ -206,7 +221,7 @@ export function createLimits(deps: LimitsDeps): Limits {
         if (settled) return;
         settled = true;
         try {
-          const work = settlement(snapshot, subject.organisationId, plan, input.reservationId, usage);
+          const work = settlement(snapshot, subject.organisationId, plan, reservationId, usage);
           if (!work) return;
           const result = await run('settle', work, (store, i) => store.settle(i), !onRedis);
           plan.budgets.forEach((b, j) => {
@@ -221,5 +236,51 @@ export function createLimits(deps: LimitsDeps): Limits {
       };
       return { headers, degraded, settle };
     },
+  };
+}
+
+function admitInput(plan: Plan, reservationId: string, reservationTtlMs: number): AdmitInput {
+  return {
+    rates: plan.rates.map((r) => ({
+      key: r.key,
+      requests: r.type === 'requests',
+      limit: r.limit,
+      windowMs: r.windowMs,
+    })),
+    budgets: plan.budgets.map((b) => ({
+      key: b.key,
+      limit: b.limit,
+      estimate: b.estimate,
+      expireAtMs: expiry(b),
+    })),
+    reservationId,
+    reservationTtlMs,
+  };
+}
+
+/**
+ * The limits a Redis-less decision enforces (LIMITS_REDIS_DOWN_*): `open` drops that kind, `closed`
+ * refuses the request with 503 when a limit of that kind applies; `local` and `last_known` keep it
+ * for the in-process store.
+ */
+function fallbackPlan(plan: Plan, config: LimitsConfig): Plan {
+  const rateMode = config.LIMITS_REDIS_DOWN_RATE_LIMITS;
+  const budgetMode = config.LIMITS_REDIS_DOWN_BUDGETS;
+  if (
+    (rateMode === 'closed' && plan.rates.length > 0) ||
+    (budgetMode === 'closed' && plan.budgets.length > 0)
+  ) {
+    const retryAfter = String(Math.max(1, Math.ceil(config.LIMITS_REDIS_RETRY_MS / 1000)));
+    throw gatewayErrorWithHeaders(
+      'limits_unavailable',
+      'limits cannot be checked right now (their store is unreachable)',
+      {
+        'retry-after': retryAfter,
+      },
+    );
+  }
+  return {
+    rates: rateMode === 'open' ? [] : plan.rates,
+    budgets: budgetMode === 'open' ? [] : plan.budgets,
   };
 }

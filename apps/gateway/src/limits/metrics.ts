@@ -1,7 +1,12 @@
 // Limits metrics: decisions by result, degraded (Redis-less) decisions, alerts raised.
 import { Counter, type Registry } from 'prom-client';
 
-export type DecisionResult = 'admitted' | 'rate_limited' | 'usage_exhausted' | 'usage_in_flight';
+export type DecisionResult =
+  | 'admitted'
+  | 'rate_limited'
+  | 'usage_exhausted'
+  | 'usage_in_flight'
+  | 'unavailable';
 
 export function limitsMetrics(registry: Registry) {
   const decisions = new Counter({

@@ -136,6 +136,43 @@ describe('Redis down', () => {
     }
   });
 
+  test('LIMITS_REDIS_DOWN_*: open drops that kind of limit, closed answers 503', async () => {
+    const dead = gatewayClient(`redis://127.0.0.1:${await freePort()}`);
+    const snapshot = snapshotOf(ratePolicy({ value: 1 }), usagePolicy({ creditLimit: 0 }));
+    const who = subject({ apiKeyId: 'key-modes' });
+
+    const open = makeLimits(dead, {
+      config: { LIMITS_REDIS_DOWN_RATE_LIMITS: 'open', LIMITS_REDIS_DOWN_BUDGETS: 'open' },
+    });
+    for (let i = 0; i < 3; i++) {
+      await expect(open.limits.admit(snapshot, who, {})).resolves.toMatchObject({
+        degraded: true,
+        headers: {},
+      });
+    }
+    const budgetsOnly = makeLimits(dead, { config: { LIMITS_REDIS_DOWN_RATE_LIMITS: 'open' } });
+    await expect(budgetsOnly.limits.admit(snapshot, who, {})).rejects.toMatchObject({ status: 412 });
+
+    for (const config of [
+      { LIMITS_REDIS_DOWN_RATE_LIMITS: 'closed' as const },
+      { LIMITS_REDIS_DOWN_BUDGETS: 'closed' as const, LIMITS_REDIS_DOWN_RATE_LIMITS: 'open' as const },
+    ]) {
+      const closed = makeLimits(dead, { config });
+      const refused = await attempt(closed.limits.admit(snapshot, who, {}));
+      expect('refused' in refused && refused.refused).toMatchObject({
+        status: 503,
+        code: 'limits_unavailable',
+        headers: { 'retry-after': '1', 'x-service-gateway-error': 'true' },
+      });
+      expect(
+        await metricValue(closed.registry, 'gateway_limits_decisions_total', {
+          result: 'unavailable',
+          degraded: 'true',
+        }),
+      ).toBe(1);
+    }
+  });
+
   test('without REDIS_URL the in-process store is the store, not a degradation', async () => {
     const { limits, registry } = makeLimits(undefined);
     const snapshot = snapshotOf(ratePolicy({ value: 1 }));
