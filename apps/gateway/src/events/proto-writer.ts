@@ -9,8 +9,8 @@ const UNUSUAL = new Unusual('value outside the hand-written encoder');
 const INITIAL_BYTES = 64 * 1024;
 /** A buffer grown past this for one large batch is dropped afterwards, not kept. */
 const MAX_KEPT_BYTES = 1024 * 1024;
-/** Strings up to this many UTF-16 units are tried as ASCII in JS (cheaper than a native call). */
-const ASCII_SCAN_MAX = 64;
+/** Strings up to this many UTF-16 units are tried as ASCII in a JS loop (cheaper than native calls). */
+const ASCII_LOOP_MAX = 24;
 /** 2^32, for splitting numbers above 32 bits. */
 const TWO_32 = 4_294_967_296;
 
@@ -28,8 +28,9 @@ export class ProtoWriter {
 
   /** A copy of what was written, then an empty writer (its buffer kept unless it grew too big). */
   take(): Uint8Array {
-    const out = new Uint8Array(this.pos);
-    out.set(this.buf.subarray(0, this.pos));
+    // Its own memory (not the shared pool: it may wait for a PubAck or a spool write), not zeroed.
+    const out = Buffer.allocUnsafeSlow(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
     this.reset();
     return out;
   }
@@ -78,7 +79,8 @@ export class ProtoWriter {
   /** `uint32` field (skipped when 0, as proto3 encoders do). */
   uint32(tag: number, value: number): void {
     if (value === 0) return;
-    if (typeof value !== 'number' || !(value > 0 && value < TWO_32) || value % 1 !== 0) throw UNUSUAL;
+    // An integer in 1..2^32-1 survives `>>> 0` unchanged; anything else (fraction, NaN, string) not.
+    if (value >>> 0 !== value) throw UNUSUAL;
     this.varint32(tag);
     this.varint32(value);
   }
@@ -86,7 +88,7 @@ export class ProtoWriter {
   /** `int32` / enum field; negative values (10-byte varints) are left to ts-proto. */
   int32(tag: number, value: number): void {
     if (value === 0) return;
-    if (typeof value !== 'number' || !(value > 0 && value <= 0x7fffffff) || value % 1 !== 0) throw UNUSUAL;
+    if ((value | 0) !== value || value < 0) throw UNUSUAL;
     this.varint32(tag);
     this.varint32(value);
   }
@@ -94,7 +96,11 @@ export class ProtoWriter {
   /** `int64` / `uint64` field holding a non-negative safe integer (anything else: ts-proto). */
   uint53(tag: number, value: number): void {
     if (value === 0) return;
-    if (typeof value !== 'number' || !(value > 0 && value <= Number.MAX_SAFE_INTEGER) || value % 1 !== 0)
+    if (
+      typeof value !== 'number' ||
+      !(value > 0 && value <= Number.MAX_SAFE_INTEGER) ||
+      Math.floor(value) !== value
+    )
       throw UNUSUAL;
     this.varint32(tag);
     this.varint53(value);
@@ -113,7 +119,7 @@ export class ProtoWriter {
     if (typeof value !== 'string') throw UNUSUAL;
     this.varint32(tag);
     const len = value.length;
-    if (len <= ASCII_SCAN_MAX) {
+    if (len <= ASCII_LOOP_MAX) {
       this.ensure(len + 1);
       const buf = this.buf;
       const start = this.pos;
@@ -130,11 +136,12 @@ export class ProtoWriter {
         return;
       }
     }
-    // UTF-8 like TextEncoder (lone surrogates become U+FFFD), length known first.
+    // UTF-8 like TextEncoder (lone surrogates become U+FFFD), length known first. As many bytes as
+    // UTF-16 units means ASCII only: latin1 copies it without encoding.
     const bytes = Buffer.byteLength(value, 'utf8');
     this.varint32(bytes);
     this.ensure(bytes);
-    this.pos += this.buf.write(value, this.pos, bytes, 'utf8');
+    this.pos += this.buf.write(value, this.pos, bytes, bytes === len ? 'latin1' : 'utf8');
   }
 
   bytes(tag: number, value: Uint8Array): void {
