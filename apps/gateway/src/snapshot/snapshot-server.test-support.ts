@@ -35,7 +35,7 @@ export interface TestControlPlane {
 
 export async function startTestControlPlane(
   entities: readonly Entity[],
-  options: { token?: string; port?: number } = {},
+  options: { token?: string; port?: number; batchSize?: number } = {},
 ): Promise<TestControlPlane> {
   const state = new Map<string, Entity>(entities.map((e) => [`${e.kind}:${e.id}`, e]));
   const authorised = (given: unknown) => options.token === undefined || given === `Bearer ${options.token}`;
@@ -68,8 +68,10 @@ export async function startTestControlPlane(
         });
         await cp.duringStream?.();
         let batchCount = 0;
-        for (let i = 0; !notModified && i < held.length; i += 2) {
-          write({ $case: 'batch', value: { entities: held.slice(i, i + 2) } });
+        // Small batches by default, so that every test crosses batch boundaries.
+        const size = options.batchSize ?? 2;
+        for (let i = 0; !notModified && i < held.length; i += size) {
+          write({ $case: 'batch', value: { entities: held.slice(i, i + size) } });
           batchCount++;
         }
         const sent = cp.mode === 'bad_checksum' ? snapshotChecksum(held.slice(1)) : checksum;
