@@ -18,6 +18,7 @@ import { createLogger } from '@aigw/runtime';
 import { credentialsAad, parseMasterKey, sealSecret } from '@aigw/secret-box';
 import { hashApiKey } from '../src/auth/index.js';
 import { loadGatewayConfig } from '../src/config.js';
+import type { Limits } from '../src/limits/index.js';
 import { passThrough } from '../src/proxy/pass-through.js';
 import { realtimeUpgrade } from '../src/proxy/realtime.js';
 import { Snapshot } from '../src/snapshot/index.js';
@@ -286,6 +287,7 @@ export async function startControlPlaneGateway(
   entities: readonly Entity[],
   env: Record<string, string> = {},
   mockOptions: MockOptions = {},
+  limits?: Limits,
 ): Promise<ControlPlaneGateway> {
   const mock = await createMockProvider(mockOptions);
   const config = loadGatewayConfig({
@@ -305,6 +307,7 @@ export async function startControlPlaneGateway(
     instanceId: 'test',
     log,
     snapshots,
+    limits,
   });
   const server: Server = createServer((req, res) => void handler(req, res));
   server.on('upgrade', realtimeUpgrade(config, log, snapshots));

@@ -1,0 +1,98 @@
+// The limits stage in the control-plane pipeline, on real Redis: a requests policy refuses with 429
+// and `x-ratelimit-*` headers before the provider is called, and a tokens policy is charged with the
+// answer's usage after it went out (settle), so the next request sees it. Daily windows: a window
+// boundary between the calls of a test is as unlikely as it can be.
+import { randomUUID } from 'node:crypto';
+import { RateLimitType, RateLimitUnit } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { afterEach, describe, expect } from 'vitest';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
+import { makeLimits, ratePolicy } from '../limits/limits.test-support.js';
+
+const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] };
+let gw: ControlPlaneGateway | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+async function start(redis: Parameters<typeof makeLimits>[0], policy: Parameters<typeof ratePolicy>[0]) {
+  const org = randomUUID();
+  const ws = randomUUID();
+  const int = randomUUID();
+  const key = `aigw_${randomUUID()}`;
+  const { limits } = makeLimits(redis);
+  gw = await startControlPlaneGateway([], {}, {}, limits);
+  gw.use([
+    organisation(org),
+    workspace(ws, org),
+    apiKey(key, org, ws),
+    integration(int, org, {
+      credentials: { api_key: 'sk-managed' },
+      options: { custom_host: `${gw.mock.url}/v1` },
+    }),
+    provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    {
+      ...ratePolicy({
+        conditions: [{ key: 'workspace_id', value: ws }],
+        groupBy: [{ key: 'api_key' }],
+        ...policy,
+      }),
+      organisationId: org,
+    },
+  ]);
+  const current = gw;
+  return (body: unknown = chat) =>
+    fetch(`${current.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-api-key': key,
+        'x-service-provider': '@openai-prod',
+      },
+      body: JSON.stringify(body),
+    });
+}
+
+describe('limits in the /v1 pipeline', () => {
+  test('a requests policy answers 429 with retry-after once its window is used, before the provider', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, { type: RateLimitType.REQUESTS, unit: RateLimitUnit.RPD, value: 2 });
+    const first = await call();
+    expect(first.status).toBe(200);
+    expect(Object.keys(Object.fromEntries(first.headers)).some((h) => h.startsWith('x-ratelimit-'))).toBe(
+      true,
+    );
+    expect(first.headers.get('x-service-limits-degraded')).toBeNull();
+    expect((await call()).status).toBe(200);
+    gw?.mock.clear();
+    const third = await call();
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(third.headers.get('x-service-gateway-error')).toBe('true');
+    expect(gw?.mock.requests).toEqual([]);
+  });
+
+  test("a tokens policy is charged with the answer's usage after it went out", async ({ redis }) => {
+    const call = await start(redis.client, { type: RateLimitType.TOKENS, unit: RateLimitUnit.RPD, value: 5 });
+    // The first is admitted on usage so far (none); its tokens (more than 5) are charged after it.
+    expect((await call()).status).toBe(200);
+    let refused: Response | undefined;
+    for (let i = 0; i < 20 && !refused; i++) {
+      const res = await call();
+      if (res.status === 429) refused = res;
+      else await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(refused?.status).toBe(429);
+  });
+});
