@@ -3,6 +3,7 @@
 // Entities are stored as the control plane sent them: credentials stay sealed envelopes.
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { SnapshotChunk } from '@aigw/proto';
 import { Snapshot } from './snapshot.js';
 import { receiveSnapshot, SnapshotLoadError, snapshotFrames } from './snapshot-frames.js';
@@ -16,16 +17,20 @@ export interface LastKnownGood {
   readonly syncedAtMs: number;
 }
 
-export function encodeLastKnownGood(snapshot: Snapshot, syncedAtMs: number): Buffer {
-  const frames = snapshotFrames([...snapshot.entities()], snapshot.revision, syncedAtMs, snapshot.checksum());
-  const parts: Buffer[] = [MAGIC];
-  for (const frame of frames) {
+/** The file frame by frame (magic first), encoded as it is consumed. */
+function* fileParts(snapshot: Snapshot, syncedAtMs: number): Generator<Buffer> {
+  yield MAGIC;
+  const entities = [...snapshot.entities()];
+  for (const frame of snapshotFrames(entities, snapshot.revision, syncedAtMs, snapshot.checksum())) {
     const body = SnapshotChunk.encode(frame).finish();
     const length = Buffer.alloc(LENGTH_BYTES);
     length.writeUInt32BE(body.length);
-    parts.push(length, Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    yield Buffer.concat([length, body]);
   }
-  return Buffer.concat(parts);
+}
+
+export function encodeLastKnownGood(snapshot: Snapshot, syncedAtMs: number): Buffer {
+  return Buffer.concat([...fileParts(snapshot, syncedAtMs)]);
 }
 
 export async function decodeLastKnownGood(bytes: Buffer): Promise<LastKnownGood> {
@@ -60,7 +65,13 @@ export async function writeLastKnownGood(
   snapshot: Snapshot,
   syncedAtMs: number,
 ): Promise<void> {
-  const bytes = encodeLastKnownGood(snapshot, syncedAtMs);
+  // One frame (500 entities) per event-loop turn: a large snapshot must not stall requests.
+  const parts: Buffer[] = [];
+  for (const part of fileParts(snapshot, syncedAtMs)) {
+    parts.push(part);
+    await setImmediate();
+  }
+  const bytes = Buffer.concat(parts);
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   try {

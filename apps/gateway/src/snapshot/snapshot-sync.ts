@@ -78,7 +78,7 @@ export class SnapshotSync {
         ? { snapshot: this.#store.current(), syncedAtMs: this.#syncedAtMs ?? Date.now() }
         : undefined;
     this.#lkg = options.lkgPath
-      ? new LkgWriter(options.lkgPath, options.lkgDebounceMs ?? 1_000, this.#log, state)
+      ? new LkgWriter(options.lkgPath, options.lkgDebounceMs ?? 5_000, this.#log, state)
       : undefined;
   }
 
