@@ -67,7 +67,11 @@ describe('limits in the /v1 pipeline', () => {
   test('a requests policy answers 429 with retry-after once its window is used, before the provider', async ({
     redis,
   }) => {
-    const call = await start(redis.client, { type: RateLimitType.REQUESTS, unit: RateLimitUnit.RPD, value: 2 });
+    const call = await start(redis.client, {
+      type: RateLimitType.REQUESTS,
+      unit: RateLimitUnit.RPD,
+      value: 2,
+    });
     const first = await call();
     expect(first.status).toBe(200);
     expect(Object.keys(Object.fromEntries(first.headers)).some((h) => h.startsWith('x-ratelimit-'))).toBe(
