@@ -250,6 +250,7 @@ describe('snapshot sync', () => {
     })();
     await server.stop();
     await disconnected;
+    expect(s.store.current().apiKeyByHash('h1')?.id).toBe('k1');
     cp.commit(apiKey('k1', 2, 'h1-while-nats-was-down'));
     server = await startLocalNats({ dataDir, port });
     await vi.waitFor(
