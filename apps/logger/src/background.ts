@@ -60,10 +60,7 @@ export async function startBackground(deps: BackgroundDeps): Promise<void> {
       intervalMs: config.USAGE_RECONCILE_INTERVAL_MS,
       log,
       run: async (conn) => {
-        const result = await reconcileUsage(conn, redis, {
-          prefix: config.USAGE_REDIS_PREFIX,
-          nowMs: Date.now(),
-        });
+        const result = await reconcileUsage(conn, redis, { nowMs: Date.now() });
         if (result.raised > 0) log.info(result, 'usage counters raised from the ledger');
       },
     });

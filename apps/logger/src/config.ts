@@ -37,8 +37,6 @@ export const settingsSchema = z.object({
   MAINTENANCE_INTERVAL_MS: durationMs(3_600_000),
   /** The gateway's Redis: when set, usage counters are reconciled upward from the ledger. */
   REDIS_URL: serviceUrl(['redis:', 'rediss:']).optional(),
-  /** Key prefix of the gateway's usage counters (docs/logger.md "Usage ledger"). */
-  USAGE_REDIS_PREFIX: z.string().min(1).max(64).default('aigw:usage'),
   /** How often one replica writes ledger totals into Redis (0: only at start). */
   USAGE_RECONCILE_INTERVAL_MS: durationMs(60_000),
   /** Spec part 8: logs are kept 90 days and metrics 365 days unless configured. */

@@ -82,18 +82,22 @@ describe('rollups and ledger', () => {
     expect(rollupRows([...rows].reverse())).toEqual(groups);
   });
 
-  it('charges API keys and workspaces per UTC calendar month', () => {
+  it('charges API keys and workspaces per UTC calendar month and for ever', () => {
     expect(monthPeriod(Date.UTC(2026, 11, 31, 23, 59))).toEqual({
       start: new Date(Date.UTC(2026, 11, 1)),
       end: new Date(Date.UTC(2027, 0, 1)),
     });
     const rows = Array.from({ length: 12 }, (_, i) => requestLogRow(requestEvent(i)));
     const entries = ledgerEntries(rows);
-    const keys = entries.filter((e) => e.entity_kind === 'api_key');
-    expect(keys.reduce((n, e) => n + e.requests, 0)).toBe(12);
-    expect(entries.filter((e) => e.entity_kind === 'workspace').reduce((n, e) => n + e.tokens, 0)).toBe(
-      rows.reduce((n, r) => n + Number(r.total_tokens), 0),
-    );
+    const month = entries.filter((e) => e.period_start.getTime() !== 0);
+    const ever = entries.filter((e) => e.period_start.getTime() === 0);
+    for (const period of [month, ever]) {
+      const keys = period.filter((e) => e.entity_kind === 'api_key');
+      expect(keys.reduce((n, e) => n + e.requests, 0)).toBe(12);
+      expect(period.filter((e) => e.entity_kind === 'workspace').reduce((n, e) => n + e.tokens, 0)).toBe(
+        rows.reduce((n, r) => n + Number(r.total_tokens), 0),
+      );
+    }
   });
 
   it('treats only data, constraint and size errors as the batch data fault', () => {

@@ -1,35 +1,39 @@
 // Writes the ledger's totals of current periods into the gateway's Redis usage counters as a
 // monotonic max: a counter lower than the ledger (Redis lost its data, or restarted empty) is raised
-// to it; a higher one (charges the logger has not seen yet) is left alone.
+// to it; a higher one (charges the logger has not seen yet) is left alone. Keys and fields are the
+// gateway's (docs/limits.md "Budget counters for the logger's reconciliation").
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { LogsDatabase } from '../db/schema.js';
+import { FOREVER } from './usage-ledger.js';
 
-/** Raise-only SET with an absolute expiry; returns 1 when the counter was raised. */
+/**
+ * Raises field `u` of the budget hash only, leaving the gateway's reservations (`r`) and alert
+ * marks alone, and its TTL; a key it creates expires at ARGV[2] (0: never, for limits that never
+ * reset). Returns 1 when the counter was raised.
+ */
 const RAISE_TO = `
-local current = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
+local current = tonumber(redis.call('HGET', KEYS[1], 'u') or '0') or 0
 local target = tonumber(ARGV[1])
 if current < target then
-  redis.call('SET', KEYS[1], ARGV[1], 'PXAT', ARGV[2])
+  local existed = redis.call('EXISTS', KEYS[1])
+  redis.call('HSET', KEYS[1], 'u', ARGV[1])
+  if existed == 0 and tonumber(ARGV[2]) > 0 then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
   return 1
 end
 return 0`;
 
-/** Counters outlive their period by a day, so a late reconcile never resurrects an expired one early. */
+/** The gateway's budget keys expire a day after their period ends. */
 const EXPIRY_GRACE_MS = 86_400_000;
 
 export type UsageMeasure = 'cost' | 'tokens';
 
-/**
- * `<prefix>:{<entity kind>:<entity id>}:<group value>:<period start ms>:<measure>`; the braces keep an
- * entity's counters in one Redis Cluster slot. docs/logger.md "Usage ledger" states this contract.
- */
+/** `lim:{<organisation>}:u:<kind>:<entity id>:<cost|tokens>:<period start ms>`, as the gateway keys it. */
 export function usageCounterKey(
-  prefix: string,
-  entry: { entity_kind: string; entity_id: string; group_value: string; period_start: Date },
+  entry: { organisation_id: string; entity_kind: string; entity_id: string; period_start: Date },
   measure: UsageMeasure,
 ): string {
-  return `${prefix}:{${entry.entity_kind}:${entry.entity_id}}:${entry.group_value}:${entry.period_start.getTime()}:${measure}`;
+  return `lim:{${entry.organisation_id}}:u:${entry.entity_kind}:${entry.entity_id}:${measure}:${entry.period_start.getTime()}`;
 }
 
 export interface ReconcileResult {
@@ -41,17 +45,19 @@ export interface ReconcileResult {
 export async function reconcileUsage(
   db: Kysely<LogsDatabase>,
   redis: Redis,
-  options: { readonly prefix: string; readonly nowMs: number; readonly pageSize?: number },
+  options: { readonly nowMs: number; readonly pageSize?: number },
 ): Promise<ReconcileResult> {
   const now = new Date(options.nowMs);
   const pageSize = options.pageSize ?? 1000;
   let entries = 0;
   let raised = 0;
   let after: { entity_kind: string; entity_id: string; group_value: string; period_start: Date } | undefined;
+  const forever = FOREVER.start.getTime();
   for (;;) {
     let query = db
       .selectFrom('usage_ledger')
       .select([
+        'organisation_id',
         'entity_kind',
         'entity_id',
         'group_value',
@@ -60,6 +66,8 @@ export async function reconcileUsage(
         'cost_micros',
         'tokens',
       ])
+      // Policy ledgers (group values) are not kept yet; their keys need the group digest.
+      .where('group_value', '=', '')
       .where('period_start', '<=', now)
       .where('period_end', '>', now)
       .orderBy('entity_kind')
@@ -81,9 +89,10 @@ export async function reconcileUsage(
     if (rows.length === 0) break;
     const pipeline = redis.pipeline();
     for (const row of rows) {
-      const expireAt = String(row.period_end.getTime() + EXPIRY_GRACE_MS);
-      pipeline.eval(RAISE_TO, 1, usageCounterKey(options.prefix, row, 'cost'), row.cost_micros, expireAt);
-      pipeline.eval(RAISE_TO, 1, usageCounterKey(options.prefix, row, 'tokens'), row.tokens, expireAt);
+      const expireAt =
+        row.period_start.getTime() === forever ? '0' : String(row.period_end.getTime() + EXPIRY_GRACE_MS);
+      pipeline.eval(RAISE_TO, 1, usageCounterKey(row, 'cost'), row.cost_micros, expireAt);
+      pipeline.eval(RAISE_TO, 1, usageCounterKey(row, 'tokens'), row.tokens, expireAt);
     }
     const results = (await pipeline.exec()) ?? [];
     for (const [err, value] of results) {
