@@ -72,8 +72,9 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
       fromHeaders = managed({ virtualKey: chosen.slug, param: H.virtualKey });
     else if (service.provider?.startsWith('@'))
       fromHeaders = managed({ provider: service.provider, param: H.provider });
-    else if (chosen.kind === 'config' && headers[H.virtualKey] !== undefined) {
-      fromHeaders = managed({ virtualKey: String(headers[H.virtualKey]).trim(), param: H.virtualKey });
+    else if (chosen.kind === 'config') {
+      const virtualKey = (headers[H.virtualKey] as string | undefined)?.trim();
+      if (virtualKey) fromHeaders = managed({ virtualKey, param: H.virtualKey });
     }
     let route: AccessRoute;
     if (chosen.kind === 'config') {
