@@ -65,8 +65,12 @@ try {
   const publishStart = performance.now();
   let pending: Promise<unknown>[] = [];
   for (let at = 0; at < EVENTS; at += PER_MESSAGE) {
-    const events = Array.from({ length: Math.min(PER_MESSAGE, EVENTS - at) }, (_, i) => requestEvent(at + i, shape));
-    pending.push(js.publish(streams.requests.subjects[0] ?? '', batchBytes(events), { msgID: batchId(events) }));
+    const events = Array.from({ length: Math.min(PER_MESSAGE, EVENTS - at) }, (_, i) =>
+      requestEvent(at + i, shape),
+    );
+    pending.push(
+      js.publish(streams.requests.subjects[0] ?? '', batchBytes(events), { msgID: batchId(events) }),
+    );
     if (pending.length >= 64) {
       await Promise.all(pending);
       pending = [];
