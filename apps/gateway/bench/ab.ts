@@ -2,7 +2,7 @@
 // an earlier build, e.g. `cp -r dist /tmp/base/dist`) and the bare proxy, loaded in short
 // interleaved slices so that all three see the same background load; prints the median CPU per
 // request of each and the median of the per-slice ratios B/A. Usage:
-//   AB_B=/tmp/base/dist/main.js [AB_SLICES=12] [AB_SLICE_S=2] [AB_RATE=1500] [PROFILE_SCENARIO=stream] \
+//   AB_B=/tmp/base/dist/main.js [AB_SLICES=12] [AB_SLICE_S=2] [AB_WARM=3] [AB_RATE=1500] [PROFILE_SCENARIO=stream] \
 //   tsx --conditions=@aigw/source bench/ab.ts
 import { load, type Row, startBench } from './harness.js';
 
@@ -62,8 +62,12 @@ const targets = {
 const rows: Record<keyof typeof targets, Row[]> = { bare: [], a: [], b: [] };
 const warmup: Record<keyof typeof targets, number> = { bare: 0, a: 0, b: 0 };
 try {
-  for (const [name, run] of Object.entries(targets))
-    warmup[name as keyof typeof targets] = (await run()).total;
+  // Warm-up (JIT, pools): AB_WARM rounds of one slice each (default 3; the first slices of a
+  // shorter warm-up still show a cold gateway).
+  for (let w = 0; w < Number(process.env.AB_WARM ?? 3); w++) {
+    for (const [name, run] of Object.entries(targets))
+      warmup[name as keyof typeof targets] += (await run()).total;
+  }
   const orders: (keyof typeof targets)[][] = [
     ['bare', 'a', 'b'],
     ['b', 'a', 'bare'],
@@ -79,6 +83,17 @@ const median = (values: number[]) => {
   const sorted = [...values].sort((x, y) => x - y);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
+// Per slice, in run order: what the medians come from (a noisy machine shows up here).
+console.log(
+  rows.a
+    .map(
+      (a, i) =>
+        `slice ${i}: bare ${rows.bare[i]?.cpuPerRequest} A ${a.cpuPerRequest} B ${rows.b[i]?.cpuPerRequest} µs/req; ` +
+        `writes/req bare ${rows.bare[i]?.writesPerRequest} A ${a.writesPerRequest} B ${rows.b[i]?.writesPerRequest}, ` +
+        `reads/req A ${a.readsPerRequest} B ${rows.b[i]?.readsPerRequest}`,
+    )
+    .join('\n'),
+);
 const cpu = (name: keyof typeof targets) => median(rows[name].map((r) => r.cpuPerRequest));
 const rps = (name: keyof typeof targets) => median(rows[name].map((r) => r.rps));
 const perSlice = (f: (i: number) => number) => median(rows.a.map((_, i) => f(i)));

@@ -54,6 +54,18 @@ export function cpuMicros(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
+/** Write and read system calls of a process so far (/proc/<pid>/io), 0 when unreadable. */
+export function syscalls(pid: number | undefined): { writes: number; reads: number } {
+  if (pid === undefined) return { writes: 0, reads: 0 };
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(io.match(new RegExp(`^${name}: (\\d+)`, 'm'))?.[1] ?? 0);
+    return { writes: field('syscw'), reads: field('syscr') };
+  } catch {
+    return { writes: 0, reads: 0 };
+  }
+}
+
 export interface Row {
   target: string;
   scenario: string;
@@ -70,7 +82,12 @@ export interface Row {
   /** Of the mock provider and of this process (the load generator), per request, in µs. */
   mockCpuPerRequest: number;
   loadCpuPerRequest: number;
+  /** Write / read system calls of the proxy under test per request. */
+  writesPerRequest: number;
+  readsPerRequest: number;
 }
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
 export async function load(
   target: string,
@@ -87,6 +104,7 @@ export async function load(
   const nats0 = cpuMicros(pids.nats);
   const mock0 = cpuMicros(pids.mock);
   const self0 = cpuMicros(process.pid);
+  const io0 = syscalls(pids.proxy);
   const result = await autocannon({
     url,
     method: 'POST',
@@ -109,6 +127,8 @@ export async function load(
     natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / result.requests.total),
     mockCpuPerRequest: Math.round((cpuMicros(pids.mock) - mock0) / result.requests.total),
     loadCpuPerRequest: Math.round((cpuMicros(process.pid) - self0) / result.requests.total),
+    writesPerRequest: round2((syscalls(pids.proxy).writes - io0.writes) / result.requests.total),
+    readsPerRequest: round2((syscalls(pids.proxy).reads - io0.reads) / result.requests.total),
   };
 }
 
