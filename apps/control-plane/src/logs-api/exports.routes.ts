@@ -2,7 +2,7 @@
 // shows progress, GET /logs/exports/:id/download streams the JSONL or CSV file.
 import { randomUUID } from 'node:crypto';
 import { type DownloadExportResponse, ExportFormat, ExportStatus, type LogExport } from '@aigw/proto';
-import type { ServiceError } from '@grpc/grpc-js';
+import { status as grpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { z } from 'zod';
 import { listSchema, pageQuery, toList } from '../http/list.js';
 import { defineRoute } from '../http/route.js';
@@ -160,7 +160,10 @@ export const downloadExportRoute = defineRoute({
           res.once('drain', () => stream.resume());
         }
       });
-      stream.on('end', () => {
+      // grpc-js may end the readable before it reports a failed status: only an OK status completes.
+      stream.on('status', (st: StatusObject) => {
+        if (st.code !== grpcStatus.OK) return; // the 'error' event handles it
+        if (!res.headersSent) res.status(200).setHeader('content-type', 'application/octet-stream');
         res.end();
         resolve();
       });
