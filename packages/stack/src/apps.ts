@@ -48,6 +48,7 @@ export function appSpecs(
         NATS_URL: urls.natsUrl,
         MASTER_KEY: masterKey,
         BOOTSTRAP_ADMIN_KEY: adminKey,
+        LOGGER_GRPC_URL: `127.0.0.1:${ports.loggerGrpc}`,
       },
     },
     {
