@@ -352,12 +352,29 @@ describe('managed providers', () => {
         { virtual_key: 'claude' },
       ],
     });
-    const res = await post({ ...key, 'x-service-config': config, 'x-mock-status': '500' });
+    const res = await post({
+      ...key,
+      'x-service-config': config,
+      'x-mock-status': '500',
+      'x-service-trace-id': 'config-managed',
+    });
     // The first answered the mock's 500, so the fallback ran: each target with its own managed key.
     expect(res.headers.get('x-service-last-used-option-index')).toBe('config.targets[1]');
     expect(res.headers.get('x-service-provider')).toBe('anthropic');
     const keys = gw.mock.requests.map((r) => r.headers.authorization ?? r.headers['x-api-key']);
     expect(keys).toEqual(['Bearer sk-managed-openai', 'sk-ant-managed']);
+    // The event names the target that answered, and each attempt its own managed provider.
+    const event = await gw.eventFor('config-managed');
+    expect(event.provider).toMatchObject({
+      type: 'anthropic',
+      slug: 'claude',
+      providerId: ANTHROPIC_PROVIDER,
+    });
+    expect(event.virtualKeyId).toBe('');
+    expect(event.attempts.map((a) => [a.provider?.slug, a.provider?.integrationId])).toEqual([
+      ['openai-prod', OPENAI_INT],
+      ['claude', ANTHROPIC_INT],
+    ]);
     gw.use(base);
   });
 

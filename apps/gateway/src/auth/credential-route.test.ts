@@ -8,7 +8,10 @@ import { credentialRoute } from './credential-route.js';
 const route = (headers: IncomingHttpHeaders, defaultConfig = '') =>
   credentialRoute(headers, parseServiceHeaders(headers), defaultConfig);
 
-function refusal(headers: IncomingHttpHeaders, defaultConfig = ''): { code: string | null; param: string | null } {
+function refusal(
+  headers: IncomingHttpHeaders,
+  defaultConfig = '',
+): { code: string | null; param: string | null } {
   try {
     route(headers, defaultConfig);
   } catch (err) {

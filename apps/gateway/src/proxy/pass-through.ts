@@ -168,6 +168,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         });
         facts.provider = served.provider;
         facts.customHost = served.customHost;
+        // The target that answered, not the provider the headers named.
+        if (access) facts.providerRef = eventProviderRef(served.providerRef);
         facts.routing = served.routing;
         if (served.gatewayError) facts.gatewayError = served.gatewayError;
         result = served.result;

@@ -3,6 +3,7 @@
 // the config's response headers, and stores it in the cache once it went out whole.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
+import type { ManagedRef } from '../auth/index.js';
 import {
   CACHE_STATUS_HEADER,
   type CachedResponse,
@@ -47,6 +48,8 @@ export interface ConfigRunReport {
   readonly result: RelayResult & { upstreamStartedAt: number; firstByteAt: number };
   readonly provider: string;
   readonly customHost: string;
+  /** The managed provider or virtual key of the target that answered (control-plane mode). */
+  readonly providerRef: ManagedRef | undefined;
   readonly attempts: readonly AttemptRecord[];
   readonly cacheStatus: CacheStatus;
   /** The gateway answered itself (an error, a guardrail's 446). */
@@ -262,6 +265,7 @@ function report(
     },
     provider: outcome?.leaf?.provider ?? '',
     customHost: outcome?.leaf?.customHost ?? '',
+    providerRef: outcome?.leaf?.ref,
     attempts: caller.attempts,
     cacheStatus,
     ...(gatewayError ? { gatewayError } : {}),

@@ -31,7 +31,13 @@ export function routingFacts(
   return {
     attempts: attempts.map((a) => ({
       targetPath: a.targetPath,
-      provider: { type: a.provider, slug: '', providerId: '', integrationId: '', customHost: a.customHost },
+      provider: {
+        type: a.provider,
+        slug: a.ref?.slug ?? '',
+        providerId: a.ref?.providerId ?? '',
+        integrationId: a.ref?.integrationId ?? '',
+        customHost: a.customHost,
+      },
       model: a.model,
       statusCode: a.statusCode,
       startedAtMs: a.startedAt,

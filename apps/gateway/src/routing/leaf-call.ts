@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, Guardrail } from '@aigw/config-schema';
 import { AppError } from '@aigw/runtime';
+import type { ManagedRef } from '../auth/index.js';
 import type { CachedResponse, CacheLookup, ResponseCache } from '../cache/index.js';
 import {
   GUARDRAIL_DENIED_STATUS,
@@ -24,6 +25,8 @@ export interface AttemptRecord {
   readonly targetPath: string;
   readonly provider: string;
   readonly customHost: string;
+  /** The managed provider or virtual key of the target (control-plane mode). */
+  readonly ref?: ManagedRef | undefined;
   readonly model: string;
   readonly retryIndex: number;
   readonly startedAt: number;
@@ -77,6 +80,7 @@ export interface PreparedLeaf extends UpstreamPlan {
   readonly node: ConfigNode;
   readonly provider: string;
   readonly customHost: string;
+  readonly ref: ManagedRef | undefined;
   readonly cache: CacheLookup | undefined;
   readonly input: GuardrailOutcome | undefined;
 }
@@ -229,6 +233,7 @@ export class LeafCaller {
       node,
       provider,
       customHost: plan.customHostUrl?.origin ?? '',
+      ref: target.ref,
       cache,
       input,
     };
@@ -260,6 +265,7 @@ export class LeafCaller {
       targetPath: leaf.node.path,
       provider: leaf.provider,
       customHost: leaf.customHost,
+      ref: leaf.ref,
       model: leaf.model,
       retryIndex: retry,
       startedAt: Date.now(),
