@@ -198,6 +198,30 @@ describe('ingest', () => {
       );
       expect(await count(pg, 'select count(*) as n from logs.dead_letters')).toBe(1);
       expect(await count(pg, 'select sum(requests) as n from logs.request_rollups_hourly')).toBe(6);
+
+      // Someone deletes the durable consumer: the logger sets it up again and replays the stream
+      // (this file's earlier messages too): the new events are stored, and rollups still match rows.
+      const streams = testStreams(nats);
+      await nats.jsm.consumers.delete(streams.requests.name, 'logger-requests');
+      const later = [requestEvent(20), requestEvent(21)];
+      await nats.js.publish(subject, batchBytes(later), { msgID: batchId(later) });
+      await eventually(
+        () =>
+          count(pg, 'select count(*) as n from logs.request_logs where id = any($1)', [
+            later.map((e) => e.id),
+          ]),
+        (n) => n === 2,
+      );
+      await eventually(
+        async () => {
+          const info = await nats.jsm.consumers.info(streams.requests.name, 'logger-requests');
+          return info.num_pending + info.num_ack_pending;
+        },
+        (n) => n === 0,
+      );
+      const rows = await count(pg, 'select count(*) as n from logs.request_logs');
+      expect(await count(pg, 'select count(distinct id) as n from logs.request_logs')).toBe(rows);
+      expect(await count(pg, 'select sum(requests) as n from logs.request_rollups_hourly')).toBe(rows);
     } finally {
       await app.stop();
     }

@@ -65,7 +65,7 @@ async function ensureConsumer<T>(options: StreamConsumerOptions<T>): Promise<voi
 export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>): Promise<StreamConsumer> {
   const { js, jsm, stream, durable, settings, log, metrics, sink } = options;
   await ensureConsumer(options);
-  const consumer: Consumer = await js.consumers.get(stream, durable);
+  let consumer: Consumer = await js.consumers.get(stream, durable);
   let running = true;
   let current: { stop(): void } | undefined;
   const inFlight = new Set<Promise<void>>();
@@ -92,6 +92,21 @@ export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>):
     }
   }
 
+  /**
+   * Sets up a deleted consumer (or one of a re-created stream) again. The stream is the source of
+   * truth and replaying it is harmless: inserts are idempotent.
+   */
+  async function recover(): Promise<void> {
+    if (!running) return;
+    try {
+      await ensureConsumer(options);
+      consumer = await js.consumers.get(stream, durable);
+    } catch (err) {
+      // Stream still missing: readiness reports it; try again next round.
+      log.debug({ err, stream }, 'consumer not set up again yet');
+    }
+  }
+
   const loop = (async () => {
     let failures = 0;
     while (running) {
@@ -112,11 +127,16 @@ export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>):
         if (!running) break;
         if (failures++ % 10 === 0) log.warn({ err, stream }, 'fetching from JetStream failed; retrying');
         await sleep(Math.min(5_000, 200 * failures));
+        await recover();
         continue;
       } finally {
         current = undefined;
       }
-      if (msgs.length === 0) continue;
+      if (msgs.length === 0) {
+        // An idle fetch is also what a deleted consumer looks like: check that it still exists.
+        await consumer.info().then(() => undefined, recover);
+        continue;
+      }
       if (!running) {
         for (const msg of msgs) msg.nak();
         break;
