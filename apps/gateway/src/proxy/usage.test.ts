@@ -130,6 +130,35 @@ describe('readResponseFacts', () => {
     }
   });
 
+  it('finds the same usage and model in one pass over the text as line by line', () => {
+    // A `\\u` anywhere sends the text line by line: an SSE comment line carrying one is the reference.
+    const byLine = (text: string) => `${text}\n: \\u0000\n`;
+    let seed = 7;
+    const pick = <T>(values: readonly T[]): T => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return values[seed % values.length] as T;
+    };
+    const lines = [
+      'data: {"model":"m-a","choices":[{"delta":{"content":"x"}}],"usage":null}',
+      'data: {"choices":[{"delta":{"content":"message usage sage"}}],"usage":null}',
+      'data: {"model":"m-b","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      'data: {"usage":null,"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":6}}',
+      'data: {"type":"message_start","message":{"model":"claude","usage":{"input_tokens":9}}}',
+      'data: {"type":"message_delta","usage":{"output_tokens":12}}',
+      'data: {"choices":[{"usage":null}],"usage":{"completion_tokens":7}}\r',
+      'event: message_delta',
+      'data: [DONE]',
+      'data: {"model":',
+      'ge":null,"model":"cut"}',
+      '',
+    ];
+    for (let i = 0; i < 300; i++) {
+      const text = Array.from({ length: 1 + (i % 9) }, () => pick(lines)).join(pick(['\n', '\n\n']));
+      const fast = readResponseFacts('text/event-stream', undefined, Buffer.from(text));
+      expect(fast).toEqual(readResponseFacts('text/event-stream', undefined, Buffer.from(byLine(text))));
+    }
+  });
+
   it('finds usage at the end of a JSON body too large to keep whole', () => {
     const capture = new BodyCapture(1024);
     const body = json({

@@ -89,11 +89,52 @@ function mayCarryUsage(line: string): boolean {
   return false;
 }
 
+/** Parses the JSON object of one `data:` line into `out` (at the front); true when it names a model. */
+function takeLine(line: string, out: Json[]): boolean {
+  const payload = line.slice(5).trim();
+  if (!payload.startsWith('{')) return false;
+  try {
+    const parsed = obj(JSON.parse(payload));
+    if (!parsed) return false;
+    out.unshift(parsed);
+    return typeof parsed.model === 'string' || typeof obj(parsed.message)?.model === 'string';
+  } catch {
+    // A line cut by the tail window or a non-JSON payload: not usage.
+    return false;
+  }
+}
+
 /**
  * JSON objects of the `data:` lines of an SSE buffer that can carry usage or the model. Lines
  * without either are skipped unparsed: a stream has one usage line and dozens of content lines.
+ * The lines that may carry usage are found in one pass over the whole text (each `sage` outside a
+ * `"usage":null`), not line by line; a text with `\\u` escapes goes line by line (sseObjectsByLine).
  */
 function sseObjects(text: string): Json[] {
+  if (text.includes('\\u')) return sseObjectsByLine(text);
+  /** Start offsets of the lines holding such a `sage`. */
+  const usageLines = new Set<number>();
+  for (let at = text.indexOf('sage'); at >= 0; at = text.indexOf('sage', at + 4)) {
+    if (!text.startsWith('"usage":null', at - 2)) usageLines.add(text.lastIndexOf('\n', at) + 1);
+  }
+  const out: Json[] = [];
+  let modelSeen = false;
+  // The lines of text.split('\n'), last first, cut out only when needed.
+  for (let end = text.length; ; ) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    if (text.startsWith('data:', start)) {
+      const usage = usageLines.has(start);
+      const line = usage || !modelSeen ? text.slice(start, end) : '';
+      if ((usage || (!modelSeen && line.includes('"model"'))) && takeLine(line, out)) modelSeen = true;
+    }
+    if (start === 0) break;
+    end = start - 1;
+  }
+  return out;
+}
+
+/** sseObjects() line by line: for texts where a key may be spelled with escapes. */
+function sseObjectsByLine(text: string): Json[] {
   const out: Json[] = [];
   let modelSeen = false;
   const lines = text.split('\n');
@@ -102,18 +143,7 @@ function sseObjects(text: string): Json[] {
     if (!line.startsWith('data:')) continue;
     const usage = mayCarryUsage(line);
     const model = !modelSeen && line.includes('"model"');
-    if (!usage && !model) continue;
-    const payload = line.slice(5).trim();
-    if (!payload.startsWith('{')) continue;
-    try {
-      const parsed = obj(JSON.parse(payload));
-      if (!parsed) continue;
-      out.unshift(parsed);
-      if (typeof parsed.model === 'string' || typeof obj(parsed.message)?.model === 'string')
-        modelSeen = true;
-    } catch {
-      // A line cut by the tail window or a non-JSON payload: not usage.
-    }
+    if ((usage || model) && takeLine(line, out)) modelSeen = true;
   }
   return out;
 }
