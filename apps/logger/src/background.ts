@@ -46,7 +46,9 @@ export async function startBackground(deps: BackgroundDeps): Promise<void> {
     },
   });
   closer.add('maintenance', () => maintenance.stop());
-  await maintenance.runNow();
+  // A failed run must not keep the logger from ingesting: rows of a day without its partition
+  // wait in the default partition, and the next run retries.
+  await maintenance.runNow().catch((err: unknown) => log.error({ err }, 'log maintenance failed'));
 
   if (config.REDIS_URL) {
     const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 2 });

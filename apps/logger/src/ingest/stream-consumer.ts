@@ -72,23 +72,34 @@ export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>):
 
   async function store(msgs: JsMsg[]): Promise<void> {
     const timer = metrics.batchSeconds.startTimer({ stream: sink.name });
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await processBatch(options, msgs);
-        timer();
-        return;
-      } catch (err) {
-        metrics.errors.inc({ stream: sink.name });
-        if (!running) {
-          // Not stored: handed back at once for another replica (or the next start).
-          for (const msg of msgs) msg.nak();
-          return;
-        }
-        if (attempt % 10 === 0)
-          log.warn({ err, stream, attempt }, 'storing a batch failed; holding it and retrying');
+    // A slow batch (one stored event by event, a held one) keeps its messages: no redelivery to
+    // another replica meanwhile, and no delivery spent.
+    const keepAlive = setInterval(
+      () => {
         for (const msg of msgs) msg.working();
-        await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+      },
+      Math.max(500, settings.ackWaitMs / 3),
+    );
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await processBatch(options, msgs);
+          timer();
+          return;
+        } catch (err) {
+          metrics.errors.inc({ stream: sink.name });
+          if (!running) {
+            // Not stored: handed back at once for another replica (or the next start).
+            for (const msg of msgs) msg.nak();
+            return;
+          }
+          if (attempt % 10 === 0)
+            log.warn({ err, stream, attempt }, 'storing a batch failed; holding it and retrying');
+          await sleep(Math.min(5_000, 100 * 2 ** Math.min(attempt, 6)));
+        }
       }
+    } finally {
+      clearInterval(keepAlive);
     }
   }
 
