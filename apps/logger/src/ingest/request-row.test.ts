@@ -89,6 +89,27 @@ describe('rollups and ledger', () => {
     });
     const rows = Array.from({ length: 12 }, (_, i) => requestLogRow(requestEvent(i)));
     const entries = ledgerEntries(rows);
+    expect(new Set(entries.map((e) => e.entity_kind))).toEqual(new Set(['api_key', 'workspace']));
+    const served = requestEvent(1);
+    served.provider = {
+      type: 'openai',
+      slug: 'p',
+      providerId: 'prov-1',
+      integrationId: 'int-1',
+      customHost: '',
+    };
+    served.virtualKeyId = 'vk-1';
+    const kinds = ledgerEntries([requestLogRow(served)]).map(
+      (e) => `${e.entity_kind}:${e.entity_id}:${e.period_start.getTime() === 0}`,
+    );
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        'provider:prov-1:true',
+        'provider:prov-1:false',
+        'integration:int-1:false',
+        'virtual_key:vk-1:true',
+      ]),
+    );
     const month = entries.filter((e) => e.period_start.getTime() !== 0);
     const ever = entries.filter((e) => e.period_start.getTime() === 0);
     for (const period of [month, ever]) {

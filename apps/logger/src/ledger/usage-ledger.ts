@@ -1,6 +1,7 @@
 // The usage ledger: durable cost and token usage per limited entity and period, incremented in the
 // transaction that inserts the request rows, so a stored request is charged exactly once.
-// Periods, as the gateway's periodAt() computes them for API key and workspace limits (docs/limits.md):
+// Entities with their own usage limits (API key, workspace, managed provider, integration, virtual
+// key) and periods as the gateway's periodAt() computes them without an anchor (docs/limits.md):
 // unanchored monthly (UTC calendar months) and "never resets" (start 0). docs/logger.md "Usage ledger".
 import { type Kysely, sql } from 'kysely';
 import type { LogsDatabase } from '../db/schema.js';
@@ -39,6 +40,9 @@ export function ledgerEntries(rows: readonly RequestLogRow[]): LedgerEntry[] {
     const owners: [string, string | null | undefined][] = [
       ['api_key', row.api_key_id],
       ['workspace', row.workspace_id],
+      ['provider', row.provider_id],
+      ['integration', row.integration_id],
+      ['virtual_key', row.virtual_key_id],
     ];
     for (const [kind, id] of owners) {
       if (!id) continue;
