@@ -1,0 +1,105 @@
+// Managed cloud providers through the mock: Azure takes its resource, api version and the deployment
+// serving the model from the integration, with the key as `api-key`; Bedrock signs with the
+// integration's AWS keys (the mock verifies the SigV4 signature) in the integration's region.
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_AWS_CREDENTIALS } from '@aigw/mock-provider';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
+
+const ORG = randomUUID();
+const WS = randomUUID();
+const KEY = `aigw_${randomUUID()}`;
+let gw: ControlPlaneGateway;
+
+beforeAll(async () => {
+  gw = await startControlPlaneGateway([]);
+  const azure = randomUUID();
+  const bedrock = randomUUID();
+  gw.use([
+    organisation(ORG),
+    workspace(WS, ORG),
+    apiKey(KEY, ORG, WS),
+    integration(azure, ORG, {
+      aiProvider: 'azure-openai',
+      credentials: { api_key: 'azure-managed-key' },
+      options: {
+        custom_host: gw.mock.url,
+        resource_name: 'my-resource',
+        api_version: '2024-10-21',
+        deployments: JSON.stringify([
+          { deployment_id: 'dep-4o', model: 'gpt-4o' },
+          { deployment_id: 'dep-mini', model: 'gpt-4o-mini', is_default: true },
+        ]),
+      },
+    }),
+    provider(randomUUID(), ORG, WS, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
+    integration(bedrock, ORG, {
+      aiProvider: 'bedrock',
+      credentials: {
+        aws_access_key_id: DEFAULT_AWS_CREDENTIALS.accessKeyId,
+        aws_secret_access_key: DEFAULT_AWS_CREDENTIALS.secretAccessKey,
+        ...(DEFAULT_AWS_CREDENTIALS.sessionToken
+          ? { aws_session_token: DEFAULT_AWS_CREDENTIALS.sessionToken }
+          : {}),
+      },
+      options: { custom_host: gw.mock.url, region: 'us-east-1' },
+    }),
+    provider(randomUUID(), ORG, WS, 'bedrock', { integrationId: bedrock, aiProvider: 'bedrock' }),
+  ]);
+});
+
+afterAll(async () => {
+  await gw?.close();
+});
+
+function post(path: string, headers: Record<string, string>, body: unknown) {
+  return fetch(`${gw.base}/v1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-api-key': KEY, ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('managed cloud providers', () => {
+  it('Azure: the deployment serving the model, the api version and api-key from the integration', async () => {
+    for (const [model, deployment] of [
+      ['gpt-4o', 'dep-4o'],
+      ['gpt-4o-mini', 'dep-mini'],
+      ['unlisted', 'dep-mini'],
+    ] as const) {
+      gw.mock.clear();
+      const res = await post(
+        '/chat/completions',
+        // A client resource name must not move the managed key to another Azure resource.
+        { 'x-service-provider': '@azure', 'x-service-cloudA-resource-name': 'attacker' },
+        { model, messages: [{ role: 'user', content: 'hi' }] },
+      );
+      expect(res.status, model).toBe(200);
+      const seen = gw.mock.requests[0];
+      expect(seen?.path).toBe(`/openai/deployments/${deployment}/chat/completions`);
+      expect(seen?.query['api-version']).toBe('2024-10-21');
+      expect(seen?.headers['api-key']).toBe('azure-managed-key');
+    }
+  });
+
+  it("Bedrock: signed with the integration's AWS keys, in its region", async () => {
+    gw.mock.clear();
+    const res = await post(
+      '/model/anthropic.claude-3-haiku-20240307-v1:0/converse',
+      { 'x-service-provider': '@bedrock', 'x-service-cloudC-region': 'eu-west-3' },
+      { messages: [{ role: 'user', content: [{ text: 'managed cloud' }] }] },
+    );
+    expect(res.status).toBe(200);
+    expect(gw.mock.requests[0]?.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=.*\/us-east-1\/bedrock\/aws4_request/,
+    );
+  });
+});
