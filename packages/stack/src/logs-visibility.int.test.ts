@@ -388,7 +388,12 @@ describe('feedback, exports and audit over the same path', () => {
     expect(lines).toHaveLength(aTotal + 1);
     const listed = await world.stack.admin.call('GET', '/logs/exports');
     expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
-    const unknown = await callAs(world.stack, world.stack.env.BOOTSTRAP_ADMIN_KEY!, 'GET', `/logs/exports/${randomUUID()}/download`);
+    const unknown = await callAs(
+      world.stack,
+      world.stack.env.BOOTSTRAP_ADMIN_KEY!,
+      'GET',
+      `/logs/exports/${randomUUID()}/download`,
+    );
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'AB08']);
   });
 
