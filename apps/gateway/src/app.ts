@@ -19,6 +19,8 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher } from './events/index.js';
+import { natsAlertPublisher } from './limits/alert-publisher.js';
+import { createLimits } from './limits/index.js';
 import { dataPlaneMetrics } from './proxy/metrics.js';
 import { passThrough } from './proxy/pass-through.js';
 import { realtimeUpgrade } from './proxy/realtime.js';
@@ -151,6 +153,17 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         metrics,
         health: { checks, draining: () => closer.closed },
       });
+      // Rate and usage limits come from the snapshot, so they exist in control-plane mode only.
+      const limits = snapshots
+        ? createLimits({
+            redis,
+            log,
+            registry: metrics.registry,
+            config,
+            instanceId,
+            publishAlert: natsAlertPublisher(nc, config.NATS_NAMESPACE, log),
+          })
+        : undefined;
       const dataPlane = passThrough({
         config,
         publish: (event) => publisher.publish(event),
@@ -158,6 +171,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         log,
         redis,
         snapshots,
+        limits,
       });
       const metric = dataPlaneMetrics(metrics.registry);
       // `/v1/*` skips express (see passThrough); everything else (health, metrics) is the express app.
