@@ -81,8 +81,9 @@ export interface UsageAlertEvent {
   /** Id of that entity. */
   entityId: string;
   /**
-   * For policies: the group_by value the counter belongs to (`key=value` pairs joined by `&`);
-   * empty for limits set directly on an entity.
+   * For policies: the group_by value the counter belongs to (`key=value` pairs joined by `&`).
+   * For limits set directly on an entity: `type=<cost|tokens>` (plus `&workspace_id=<id>` for an
+   * integration's per-workspace limit), so an entity's cost and token alerts never share an id.
    */
   groupValue: string;
   /** What is measured. */
