@@ -1,25 +1,7 @@
 // Control-plane settings: the only place that reads process.env. Parsed once, frozen, passed in.
+import { checkJwtSettings, jwtSettingsShape } from '@aigw/jwt-auth';
 import { baseSettings, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
 import { z } from 'zod';
-
-const JWT_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-] as const;
-
-const claimName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[\w.:/-]{1,128}$/, 'must be a claim name (letters, digits, _ . : / -)')
-    .default(fallback);
 
 const settingsObject = z.object({
   ...baseSettings,
@@ -54,27 +36,7 @@ const settingsObject = z.object({
   SCIM_ENABLED: featureFlag,
 
   /** Token authentication (spec 5.4): JWTs are accepted only when a JWKS URL is set. */
-  JWT_JWKS_URL: serviceUrl(['https:', 'http:']).optional(),
-  JWT_ISSUER: z.string().optional(),
-  JWT_AUDIENCE: z.string().optional(),
-  /** Pinned algorithms; `none` and HMAC are never accepted. */
-  JWT_ALGORITHMS: z
-    .string()
-    .default('RS256,ES256')
-    .transform((v) =>
-      v
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.enum(JWT_ALGORITHMS)).min(1)),
-  JWT_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
-  /** Claim names mapped to the caller's identity. Dotted names read nested claims. */
-  JWT_CLAIM_USER: claimName('sub'),
-  JWT_CLAIM_ORGANISATION: claimName('organisation_id'),
-  JWT_CLAIM_WORKSPACE: claimName('workspace_id'),
-  JWT_CLAIM_ROLE: claimName('role'),
-  JWT_CLAIM_SCOPES: claimName('scope'),
+  ...jwtSettingsShape,
 
   /** Shared token gateways present on SnapshotService calls (`authorization: Bearer <token>`). */
   SNAPSHOT_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -94,14 +56,7 @@ const settingsObject = z.object({
   LOGGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
 });
 
-export const settingsSchema = settingsObject.superRefine((s, ctx) => {
-  if (s.JWT_JWKS_URL !== undefined) {
-    for (const key of ['JWT_ISSUER', 'JWT_AUDIENCE'] as const) {
-      if (s[key] === undefined)
-        ctx.addIssue({ code: 'custom', path: [key], message: 'required when JWT_JWKS_URL is set' });
-    }
-  }
-});
+export const settingsSchema = settingsObject.superRefine(checkJwtSettings);
 
 export type ControlPlaneConfig = z.output<typeof settingsSchema>;
 
