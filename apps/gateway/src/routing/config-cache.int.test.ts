@@ -2,7 +2,7 @@
 // and event streams, namespaces, force refresh, TTL, and semantic hits against the mock's embeddings.
 import { randomUUID } from 'node:crypto';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import { CacheStatus, type RequestEvent } from '@aigw/proto';
+import { CacheStatus } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';

@@ -1,7 +1,7 @@
 // Input and output guardrails of a config through the gateway app: pass, fail (246) and deny (446),
 // on JSON and streamed answers, and what the request event records.
 import { randomUUID } from 'node:crypto';
-import { GuardrailStage, type RequestEvent } from '@aigw/proto';
+import { GuardrailStage } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';

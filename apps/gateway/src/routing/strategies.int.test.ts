@@ -2,7 +2,6 @@
 // providers (one healthy, one always answering 429, one slow).
 import { randomUUID } from 'node:crypto';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import type { RequestEvent } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor as eventOf, type Harness, startHarness } from '../../test/harness.js';
