@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tsx = ['--conditions=@aigw/source', '--import', 'tsx'];
 
-function start(name: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
+export function start(name: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -23,7 +23,7 @@ function start(name: string, args: string[], env: Record<string, string> = {}): 
   });
 }
 
-async function waitHttp(url: string): Promise<void> {
+export async function waitHttp(url: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     try {
       if ((await fetch(url)).ok) return;
@@ -136,7 +136,7 @@ export interface Bench {
   readonly mock: { url: string; pid: number | undefined };
   readonly bare: { url: string; pid: number | undefined };
   readonly gateway: { url: string; pid: number | undefined; process: ChildProcess };
-  readonly nats: { pid: number | undefined };
+  readonly nats: { url: string; pid: number | undefined };
   /** A second gateway run from a compiled entry point, when asked for (A/B of two builds). */
   readonly compare: { url: string; pid: number | undefined } | undefined;
   /** Headers that route a gateway request to the mock. */
@@ -239,7 +239,7 @@ export async function startBench(options: {
       mock: { url: mock, pid: children[0]?.pid },
       bare: { url: `http://127.0.0.1:${barePort}`, pid: children[1]?.pid },
       gateway: { url: `http://127.0.0.1:${gatewayPort}`, pid: gateway.pid, process: gateway },
-      nats: { pid: nats.pid },
+      nats: { url: nats.url, pid: nats.pid },
       gatewayHeaders: { 'x-service-provider': 'openai', 'x-service-custom-host': `${mock}/v1` },
       jsm,
       stop,

@@ -2,58 +2,18 @@
 // request events going to a real NATS JetStream), each in its own process, driven by autocannon for
 // non-streaming (~1 KB body) and streaming chat completions. Prints throughput and latency, the
 // gateway/bare-proxy ratio and the gateway's added latency over a direct call. Two config scenarios
-// follow: a fallback config whose first target answers, and a config whose cache answers every call.
-import { Agent, request } from 'node:http';
+// follow: a fallback config whose first target answers, and a config whose cache answers every call;
+// then full enforcement (issue 7): a control-plane-mode gateway with key auth and limits on Redis.
 import { REQUESTS_STREAM } from '@aigw/proto';
+import { startEnforcementGateway } from './enforcement-gateway.js';
 import { chatBody, load, type Row, startBench } from './harness.js';
+import { sequentialLatency } from './sequential-latency.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 8);
 
-/**
- * Sequential requests over one keep-alive connection, timed with hrtime: autocannon reports whole
- * milliseconds, too coarse for "adds under 1 ms".
- */
-async function sequentialLatency(
-  url: string,
-  headers: Record<string, string>,
-  count: number,
-  stream = false,
-) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const body = chatBody(stream);
-  // JSON: time to the end of the response. Streaming: time to the first body byte (first SSE event).
-  const once = () =>
-    new Promise<number>((resolve, reject) => {
-      const start = process.hrtime.bigint();
-      const elapsed = () => Number(process.hrtime.bigint() - start) / 1e6;
-      const req = request(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', ...headers },
-        },
-        (res) => {
-          let first: number | undefined;
-          res.on('data', () => {
-            first ??= elapsed();
-          });
-          res.on('end', () => resolve(stream ? (first ?? elapsed()) : elapsed()));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  for (let i = 0; i < 200; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) samples.push(await once());
-  agent.destroy();
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99) };
-}
-
 const bench = await startBench({ events: !process.env.BENCH_NO_EVENTS });
+// Full enforcement (issue 7): control-plane mode over a last-known-good snapshot, Redis for the limits.
+const enforced = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
 try {
   const mock = bench.mock.url;
   const [mockPid, barePid, gatewayPid] = [bench.mock.pid, bench.bare.pid, bench.gateway.pid];
@@ -112,6 +72,14 @@ try {
     const pids = { proxy: gatewayPid, nats: bench.nats.pid, mock: mockPid };
     rows.push(await load('gateway-config', gatewayUrl, fallbackHeaders, false, connections, DURATION, pids));
     rows.push(await load('gateway-cache-hit', gatewayUrl, cacheHeaders, false, connections, DURATION, pids));
+  }
+  // Key auth + managed provider + one requests policy + one cost usage limit + events, JSON only.
+  const enforcedUrl = `${enforced.url}/v1/chat/completions`;
+  for (const connections of [1, 32]) {
+    const pids = { proxy: enforced.pid, nats: bench.nats.pid, mock: mockPid };
+    rows.push(
+      await load('gateway-enforcement', enforcedUrl, enforced.headers, false, connections, DURATION, pids),
+    );
   }
   console.table(rows);
   const precise = {
@@ -174,7 +142,18 @@ try {
       `${scenario}: gateway/bare-proxy throughput at 32 connections = ${((gw32.rps / bare32.rps) * 100).toFixed(1)}%`,
     );
   }
+  const full = at32('gateway-enforcement');
+  const bare = at32('bare-proxy');
+  if (full && bare) {
+    const seq = await sequentialLatency(enforcedUrl, enforced.headers, 2000);
+    console.log(
+      `full enforcement (key auth + requests policy + cost usage limit + events): ${full.rps} requests/s at 32 connections = ` +
+        `${((full.rps / bare.rps) * 100).toFixed(1)}% of the bare proxy (goal >= 60%), ${full.cpuPerRequest} µs gateway CPU per request; ` +
+        `adds p50 ${(seq.p50 - precise.direct.p50).toFixed(3)} ms, p99 ${(seq.p99 - precise.direct.p99).toFixed(3)} ms over direct`,
+    );
+  }
   console.log(`request events in JetStream: ${published}`);
 } finally {
+  await enforced.stop();
   await bench.stop();
 }

@@ -1,0 +1,79 @@
+// The full-enforcement scenario on its own (issue 7): bare proxy, plain gateway and the enforcement
+// gateway (key auth + requests policy + cost usage limit + events) loaded in alternating rounds of one
+// process tree, non-streaming JSON at 32 connections; prints each round's requests/s, the enforcement /
+// bare-proxy ratio per round and its median, and sequential p50/p99 added latency over direct.
+// ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6).
+import { REQUESTS_STREAM } from '@aigw/proto';
+import { startEnforcementGateway } from './enforcement-gateway.js';
+import { cpuMicros, load, type Row, startBench } from './harness.js';
+import { sequentialLatency } from './sequential-latency.js';
+
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 6);
+const ROUNDS = Number(process.env.ENFORCEMENT_ROUNDS ?? 3);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+const bench = await startBench({ events: true });
+const enforced = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
+try {
+  const mock = bench.mock.url;
+  const bareUrl = `${bench.bare.url}/chat/completions`;
+  const plainUrl = `${bench.gateway.url}/v1/chat/completions`;
+  const enforcedUrl = `${enforced.url}/v1/chat/completions`;
+  // Refused or failed requests would make the enforced figure meaningless: check one first.
+  const probe = await fetch(enforcedUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...enforced.headers },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
+  });
+  if (probe.status !== 200) throw new Error(`enforcement probe: ${probe.status} ${await probe.text()}`);
+  console.log('enforcement probe headers:', JSON.stringify(Object.fromEntries(probe.headers)));
+  const rows: Row[] = [];
+  const ratios: number[] = [];
+  const mockPid = bench.mock.pid;
+  for (let round = 0; round < ROUNDS; round++) {
+    const bare = await load('bare-proxy', bareUrl, {}, false, 32, DURATION, {
+      proxy: bench.bare.pid,
+      mock: mockPid,
+    });
+    const plain = await load('gateway', plainUrl, bench.gatewayHeaders, false, 32, DURATION, {
+      proxy: bench.gateway.pid,
+      nats: bench.nats.pid,
+      mock: mockPid,
+    });
+    const redis0 = cpuMicros(enforced.redisPid);
+    const full = await load('gateway-enforcement', enforcedUrl, enforced.headers, false, 32, DURATION, {
+      proxy: enforced.pid,
+      nats: bench.nats.pid,
+      mock: mockPid,
+    });
+    const redisCpu = Math.round((cpuMicros(enforced.redisPid) - redis0) / full.total);
+    rows.push(bare, plain, full);
+    ratios.push(full.rps / bare.rps);
+    console.log(
+      `round ${round + 1}: bare ${bare.rps} rps, gateway ${plain.rps} rps (${((plain.rps / bare.rps) * 100).toFixed(1)}%), ` +
+        `enforcement ${full.rps} rps (${((full.rps / bare.rps) * 100).toFixed(1)}% of bare, errors ${full.errors}, redis-server ${redisCpu} µs CPU per request)`,
+    );
+  }
+  console.table(rows);
+  const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, 2000);
+  const plain = await sequentialLatency(plainUrl, bench.gatewayHeaders, 2000);
+  const full = await sequentialLatency(enforcedUrl, enforced.headers, 2000);
+  console.log(
+    `sequential, 1 connection: gateway adds p50 ${(plain.p50 - direct.p50).toFixed(3)} ms, p99 ${(plain.p99 - direct.p99).toFixed(3)} ms; ` +
+      `enforcement adds p50 ${(full.p50 - direct.p50).toFixed(3)} ms, p99 ${(full.p99 - direct.p99).toFixed(3)} ms over direct ` +
+      `(${JSON.stringify({ direct, plain, full })})`,
+  );
+  console.log(
+    `enforcement / bare proxy at 32 connections: per round ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}; ` +
+      `median ${(median(ratios) * 100).toFixed(1)}% (goal >= 60%)`,
+  );
+  console.log(
+    `request events in JetStream: ${(await bench.jsm.streams.info(REQUESTS_STREAM)).state.messages}`,
+  );
+} finally {
+  await enforced.stop();
+  await bench.stop();
+}
