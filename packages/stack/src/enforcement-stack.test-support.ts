@@ -31,6 +31,8 @@ export interface EnforcementStack {
   startControlPlane(): Promise<void>;
   /** Stops replica `index` and starts a new process-equivalent with the same settings and files. */
   restartGateway(index: 0 | 1): Promise<void>;
+  /** SIGSTOPs the gateways' Redis: connections stay open and nothing answers (a hung server). */
+  freezeRedis(): void;
   /** SIGKILLs the gateways' Redis (no goodbye on the sockets). */
   killRedis(): Promise<void>;
   close(): Promise<void>;
@@ -125,6 +127,9 @@ export async function startEnforcementStack(fixtures: {
       await gateways[index].stop();
       gateways[index] = await startGateway(index);
     },
+    freezeRedis() {
+      process.kill(redis.pid, 'SIGSTOP');
+    },
     async killRedis() {
       process.kill(redis.pid, 'SIGKILL');
       await redis.stop();
@@ -133,6 +138,11 @@ export async function startEnforcementStack(fixtures: {
       await Promise.allSettled(gateways.map((g) => g.stop()));
       await controlPlane?.stop();
       await mock.close();
+      try {
+        process.kill(redis.pid, 'SIGCONT'); // a frozen Redis could not stop on SIGTERM
+      } catch {
+        // already gone
+      }
       await redis.stop();
     },
   };
