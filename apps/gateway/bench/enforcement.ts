@@ -2,7 +2,8 @@
 // gateway (key auth + requests policy + cost usage limit + events) loaded in alternating rounds of one
 // process tree, non-streaming JSON at 32 connections; prints each round's requests/s, the enforcement /
 // bare-proxy ratio per round and its median, and sequential p50/p99 added latency over direct.
-// ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6).
+// ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6); ENFORCEMENT_PROFILE_DIR adds --cpu-prof
+// to the enforcement gateway (summarise with profile-summary.ts).
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
@@ -16,7 +17,12 @@ const median = (values: number[]) => {
 };
 
 const bench = await startBench({ events: true });
-const enforced = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
+const profileDir = process.env.ENFORCEMENT_PROFILE_DIR;
+const enforced = await startEnforcementGateway({
+  mockUrl: bench.mock.url,
+  natsUrl: bench.nats.url,
+  nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+});
 try {
   const mock = bench.mock.url;
   const bareUrl = `${bench.bare.url}/chat/completions`;

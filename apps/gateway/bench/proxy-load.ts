@@ -75,6 +75,8 @@ try {
   }
   // Key auth + managed provider + one requests policy + one cost usage limit + events, JSON only.
   const enforcedUrl = `${enforced.url}/v1/chat/completions`;
+  // Its process has served nothing yet: warm it (JIT, Redis scripts) like the earlier steps warmed the others.
+  await sequentialLatency(enforcedUrl, enforced.headers, 0);
   for (const connections of [1, 32]) {
     const pids = { proxy: enforced.pid, nats: bench.nats.pid, mock: mockPid };
     rows.push(
