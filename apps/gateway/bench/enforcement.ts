@@ -4,7 +4,8 @@
 // bare-proxy ratio per round and its median, and sequential p50/p99 added latency over direct.
 // ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6); ENFORCEMENT_PROFILE_DIR adds --cpu-prof
 // to the enforcement gateway (summarise with profile-summary.ts); ENFORCEMENT_NODE_ARGS adds node flags
-// to it (e.g. a --require preload for an experiment).
+// to it (e.g. a --require preload for an experiment); ENFORCEMENT_B_NODE_ARGS starts a second one with
+// those flags instead, loaded after the first in every round (A/B on one tree).
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
@@ -27,6 +28,10 @@ const enforced = await startEnforcementGateway({
     ...(process.env.ENFORCEMENT_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
   ],
 });
+const bArgs = process.env.ENFORCEMENT_B_NODE_ARGS?.split(' ').filter(Boolean);
+const enforcedB = bArgs
+  ? await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url, nodeArgs: bArgs })
+  : undefined;
 try {
   const mock = bench.mock.url;
   const bareUrl = `${bench.bare.url}/chat/completions`;
@@ -53,6 +58,21 @@ try {
     });
     const redisCpu = Math.round((cpuMicros(enforced.redisPid) - redis0) / full.total);
     rows.push(bare, plain, full);
+    if (enforcedB) {
+      const redisB0 = cpuMicros(enforcedB.redisPid);
+      const url = `${enforcedB.url}/v1/chat/completions`;
+      const b = await load('enforcement-b', url, enforcedB.headers, false, 32, DURATION, {
+        proxy: enforcedB.pid,
+        nats: bench.nats.pid,
+        mock: mockPid,
+      });
+      const redisB = Math.round((cpuMicros(enforcedB.redisPid) - redisB0) / b.total);
+      rows.push(b);
+      console.log(
+        `round ${round + 1}: enforcement B ${b.rps} rps (${((b.rps / bare.rps) * 100).toFixed(1)}% of bare, ` +
+          `${b.cpuPerRequest} µs CPU per request, redis-server ${redisB} µs, errors ${b.errors})`,
+      );
+    }
     ratios.push(full.rps / bare.rps);
     console.log(
       `round ${round + 1}: bare ${bare.rps} rps, gateway ${plain.rps} rps (${((plain.rps / bare.rps) * 100).toFixed(1)}%), ` +
@@ -76,6 +96,7 @@ try {
     `request events in JetStream: ${(await bench.jsm.streams.info(REQUESTS_STREAM)).state.messages}`,
   );
 } finally {
+  await enforcedB?.stop();
   await enforced.stop();
   await bench.stop();
 }
