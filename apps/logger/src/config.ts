@@ -29,8 +29,11 @@ export const settingsSchema = z.object({
   INGEST_MAX_DELIVER: z.coerce.number().int().min(2).max(100).default(10),
   /** A delivered message not acknowledged within this time is redelivered. */
   INGEST_ACK_WAIT_MS: z.coerce.number().int().min(1_000).max(600_000).default(60_000),
-  /** How long one fetch waits for messages. */
-  INGEST_FETCH_EXPIRES_MS: z.coerce.number().int().min(1_000).max(60_000).default(5_000),
+  /**
+   * How long one fetch waits for a batch to fill. A batch is stored when it is full or when this
+   * expires, so at low traffic it is how late a request shows up in /logs: keep it short.
+   */
+  INGEST_FETCH_EXPIRES_MS: z.coerce.number().int().min(1_000).max(60_000).default(1_000),
   /** Request-log partitions are created this many days ahead. */
   PARTITIONS_AHEAD_DAYS: z.coerce.number().int().min(1).max(60).default(3),
   /** How often one replica runs partition maintenance and retention (0: only at start). */
