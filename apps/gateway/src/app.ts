@@ -57,7 +57,13 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
   // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
   // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
   function connectRedis(url: string): Redis {
-    const client = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    // Auto-pipelining sends the commands of one event-loop turn in one write: under load the limits'
+    // admit and settle calls of concurrent requests share writes (bench: about half the Redis CPU).
+    const client = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      enableAutoPipelining: true,
+    });
     client.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
     closer.add('redis', () => client.disconnect());
     checks.redis = async () => {
