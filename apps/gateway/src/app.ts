@@ -17,6 +17,7 @@ import {
 } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
+import { accessFromConfig } from './auth/index.js';
 import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher } from './events/index.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';
@@ -170,13 +171,14 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
             publishAlert: natsAlertPublisher(nc, config.NATS_NAMESPACE, log),
           })
         : undefined;
+      const access = snapshots && accessFromConfig(config, snapshots, log);
       const dataPlane = passThrough({
         config,
         publish: (event) => publisher.publish(event),
         instanceId,
         log,
         redis,
-        snapshots,
+        access,
         limits,
       });
       const metric = dataPlaneMetrics(metrics.registry);
@@ -192,7 +194,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         headersTimeout: config.HEADERS_TIMEOUT_MS,
         requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
       });
-      http.server.on('upgrade', realtimeUpgrade(config, log, snapshots));
+      http.server.on('upgrade', realtimeUpgrade(config, log, access));
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       port = http.port;
       log.info({ port, host: config.HOST }, 'gateway listening');

@@ -16,7 +16,7 @@ import {
 } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { credentialsAad, parseMasterKey, sealSecret } from '@aigw/secret-box';
-import { hashApiKey } from '../src/auth/index.js';
+import { accessFromConfig, hashApiKey } from '../src/auth/index.js';
 import { loadGatewayConfig } from '../src/config.js';
 import type { Limits } from '../src/limits/index.js';
 import { passThrough } from '../src/proxy/pass-through.js';
@@ -299,18 +299,18 @@ export async function startControlPlaneGateway(
   });
   const log = createLogger({ app: 'gateway-test', level: 'silent' });
   let snapshot = Snapshot.of(entities, 1);
-  const snapshots = { current: () => snapshot };
+  const access = accessFromConfig(config, { current: () => snapshot }, log);
   const events: RequestEvent[] = [];
   const handler = passThrough({
     config,
     publish: (event) => events.push(event()),
     instanceId: 'test',
     log,
-    snapshots,
+    access,
     limits,
   });
   const server: Server = createServer((req, res) => void handler(req, res));
-  server.on('upgrade', realtimeUpgrade(config, log, snapshots));
+  server.on('upgrade', realtimeUpgrade(config, log, access));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

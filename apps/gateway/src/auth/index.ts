@@ -23,6 +23,7 @@ export {
 export {
   type AccessDeps,
   type AccessRoute,
+  accessFromConfig,
   createRequestAccess,
   type LeafResolver,
   type RequestAccess,

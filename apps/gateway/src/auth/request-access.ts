@@ -2,7 +2,7 @@
 // where the request goes (saved or inline config, `@slug`, virtual key, or the provider headers).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
-import type { JwtVerifier } from '@aigw/jwt-auth';
+import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
 import type { Logger } from '@aigw/runtime';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import { parseInlineConfig } from '../routing/config-header.js';
@@ -51,6 +51,23 @@ export type ResolveAccess = (
   headers: IncomingHttpHeaders,
   service: ServiceHeaders,
 ) => RequestAccess | Promise<RequestAccess>;
+
+/**
+ * The access resolver of a gateway process, from its settings: HTTP and WebSocket requests share it,
+ * and with it one JWKS cache and one cache of opened credentials.
+ */
+export function accessFromConfig(
+  config: JwtSettings & { readonly MASTER_KEY?: string | undefined },
+  snapshots: SnapshotSource,
+  log: Logger,
+): ResolveAccess {
+  return createRequestAccess({
+    snapshots,
+    jwt: createJwtVerifier(config),
+    masterKey: config.MASTER_KEY,
+    log,
+  });
+}
 
 export function createRequestAccess(deps: AccessDeps): ResolveAccess {
   const authenticate = createAuthenticate(deps.jwt);

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { createJwtVerifier } from '@aigw/jwt-auth';
 import type { RequestEvent } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
@@ -13,13 +12,13 @@ import {
   admissionHeaders,
   assertModelAllowed,
   cloudFor,
-  createRequestAccess,
   eventIdentity,
   eventProviderRef,
   limitSubject,
   managedRef,
   needsModel,
   type RequestAccess,
+  type ResolveAccess,
   requestEstimate,
   requestModel,
   settledUsage,
@@ -32,7 +31,6 @@ import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
 import { readConfigHeader } from '../routing/config-header.js';
 import { createConfigRoute } from '../routing/config-route.js';
-import type { SnapshotSource } from '../snapshot/index.js';
 import { BodyCapture } from './capture.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
@@ -50,11 +48,11 @@ export interface PassThroughDeps {
   /** Response cache storage shared by replicas (configs with `cache`); in-process without it. */
   readonly redis?: Redis | undefined;
   /**
-   * The control plane's entities. With them `x-service-api-key` is required on every request and
-   * managed providers, virtual keys and saved configs resolve; without them (standalone) none of
-   * that runs.
+   * Control-plane mode: resolves the key, managed provider or saved config of a request from the
+   * snapshot (`accessFromConfig`, one per process). Without it (standalone) none of that runs and
+   * `x-service-api-key` is not checked.
    */
-  readonly snapshots?: SnapshotSource | undefined;
+  readonly access?: ResolveAccess | undefined;
   /** Rate and usage limits (limits/); applied in control-plane mode only. */
   readonly limits?: Limits | undefined;
 }
@@ -76,14 +74,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
   const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
   const configRoute = createConfigRoute({ config, redis: deps.redis, log: deps.log, customHosts });
-  const resolveAccess =
-    deps.snapshots &&
-    createRequestAccess({
-      snapshots: deps.snapshots,
-      jwt: createJwtVerifier(config),
-      masterKey: config.MASTER_KEY,
-      log: deps.log,
-    });
+  const resolveAccess = deps.access;
 
   return async (req, res) => {
     const receivedAt = Date.now();

@@ -3,15 +3,13 @@
 // a managed provider or virtual key; the provider and custom host.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createJwtVerifier } from '@aigw/jwt-auth';
 import { AppError, type Logger } from '@aigw/runtime';
 import httpProxy from 'http-proxy';
-import { cloudFor, createRequestAccess } from '../auth/index.js';
+import { cloudFor, type ResolveAccess } from '../auth/index.js';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { parseServiceHeaders } from '../request/service-headers.js';
-import type { SnapshotSource } from '../snapshot/index.js';
 import { createPinnedAgent } from '../ssrf/index.js';
 import { CustomHostCache } from './custom-host-cache.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
@@ -35,8 +33,8 @@ function reject(socket: Duplex, error: AppError): void {
   );
 }
 
-/** `snapshots`: control-plane mode (as for HTTP requests, passThrough's deps). */
-export function realtimeUpgrade(config: GatewayConfig, log: Logger, snapshots?: SnapshotSource) {
+/** `resolveAccess`: control-plane mode, the same resolver as passThrough's `access`. */
+export function realtimeUpgrade(config: GatewayConfig, log: Logger, resolveAccess?: ResolveAccess) {
   const proxy = httpProxy.createProxyServer({ ws: true, xfwd: false, ignorePath: true, changeOrigin: false });
   proxy.on('error', (err, _req, socket) => {
     log.warn({ err: err.message }, 'realtime proxy error');
@@ -44,9 +42,6 @@ export function realtimeUpgrade(config: GatewayConfig, log: Logger, snapshots?: 
   });
 
   const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
-  const resolveAccess =
-    snapshots &&
-    createRequestAccess({ snapshots, jwt: createJwtVerifier(config), masterKey: config.MASTER_KEY, log });
 
   return async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const url = req.url ?? '/';
