@@ -5,10 +5,10 @@ import { isIP } from 'node:net';
 import { AuditOutcome } from '@aigw/proto';
 import { z } from 'zod';
 import { lookupWorkspace } from '../auth/visibility.js';
-import { idOrSlug, MAX_PAGE_SIZE } from '../http/list.js';
+import { idOrSlug } from '../http/list.js';
 import { defineRoute } from '../http/route.js';
 import { visibilityOf } from './caller-context.js';
-import { logFilterFields } from './log-filter.schema.js';
+import { cursorPageFields, logFilterFields } from './log-filter.schema.js';
 import { auditSchema, auditToApi } from './logs.entity.js';
 import { loggerOf } from './logs-api.context.js';
 
@@ -45,13 +45,7 @@ const query = z
         .transform(Number),
     ).optional(),
     ip: csv(z.string().refine((v) => isIP(v) !== 0, 'must be an IP address')).optional(),
-    page_size: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
-    cursor: z
-      .string()
-      .max(512)
-      .regex(/^[A-Za-z0-9_-]*$/, 'must be a next_cursor value')
-      .optional(),
-    include_total: z.enum(['true', 'false']).default('false'),
+    ...cursorPageFields,
   })
   .strict();
 

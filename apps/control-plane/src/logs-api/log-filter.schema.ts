@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { idOrSlug } from '../http/list.js';
+import { idOrSlug, MAX_PAGE_SIZE } from '../http/list.js';
 
 const MAX_VALUES = 100;
 const token = z
@@ -99,6 +99,19 @@ export const logFilterFields = {
 };
 
 export const logFilterSchema = z.object(logFilterFields).strict();
+
+/** Cursor paging of the log and audit lists (LogsService pages by an opaque `next_cursor`). */
+export const cursorPageFields = {
+  page_size: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
+  /** `next_cursor` of the previous page. */
+  cursor: z
+    .string()
+    .max(512)
+    .regex(/^[A-Za-z0-9_-]*$/, 'must be a next_cursor value')
+    .optional(),
+  /** Also count every matching row (one more query). */
+  include_total: z.enum(['true', 'false']).default('false'),
+};
 
 type FilterInput = z.output<typeof logFilterSchema>;
 

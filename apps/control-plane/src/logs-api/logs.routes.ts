@@ -1,24 +1,15 @@
 // GET /logs (filters, cursor paging) and GET /logs/:id (bodies, log_format, feedback).
 import { z } from 'zod';
-import { MAX_PAGE_SIZE } from '../http/list.js';
 import { defineRoute } from '../http/route.js';
 import { visibilityOf } from './caller-context.js';
-import { logFilterFields, toLogFilter } from './log-filter.schema.js';
+import { cursorPageFields, logFilterFields, toLogFilter } from './log-filter.schema.js';
 import { logDetailSchema, logSchema, logToApi } from './logs.entity.js';
 import { loggerOf } from './logs-api.context.js';
 
 const listQuery = z
   .object({
     ...logFilterFields,
-    page_size: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
-    /** `next_cursor` of the previous page. */
-    cursor: z
-      .string()
-      .max(512)
-      .regex(/^[A-Za-z0-9_-]*$/, 'must be a next_cursor value')
-      .optional(),
-    /** Also count every matching log (one more query). */
-    include_total: z.enum(['true', 'false']).default('false'),
+    ...cursorPageFields,
   })
   .strict();
 
