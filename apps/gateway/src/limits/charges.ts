@@ -80,7 +80,33 @@ export function expiry(budget: BudgetItem): number {
   return budget.period.endMs > 0 ? budget.period.endMs + PERIOD_GRACE_MS : 0;
 }
 
+/**
+ * Prices already matched, per snapshot (a new snapshot starts afresh, so price edits apply at once):
+ * matching scans every pricing row, and a request needs its price at admission and again at settle.
+ */
+const matchedPrices = new WeakMap<Snapshot, Map<string, ModelPricing | undefined>>();
+const MAX_MATCHED_PRICES = 4096;
+
 function priceOf(
+  snapshot: Snapshot,
+  organisationId: string,
+  provider: string,
+  model: string,
+): ModelPricing | undefined {
+  let memo = matchedPrices.get(snapshot);
+  if (!memo) {
+    memo = new Map();
+    matchedPrices.set(snapshot, memo);
+  }
+  const key = `${organisationId}\n${provider}\n${model}`;
+  if (memo.has(key)) return memo.get(key);
+  const price = matchPrice(snapshot, organisationId, provider, model);
+  if (memo.size >= MAX_MATCHED_PRICES) memo.clear();
+  memo.set(key, price);
+  return price;
+}
+
+function matchPrice(
   snapshot: Snapshot,
   organisationId: string,
   provider: string,
