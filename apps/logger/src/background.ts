@@ -41,6 +41,7 @@ export async function startBackground(deps: BackgroundDeps): Promise<void> {
       const deleted = await applyRetention(conn, now, {
         logs: config.LOG_RETENTION_DAYS,
         metrics: config.METRICS_RETENTION_DAYS,
+        exports: config.EXPORT_RETENTION_DAYS,
       });
       log.info({ created, dropped, deleted }, 'log maintenance done');
     },

@@ -54,6 +54,8 @@ export const settingsSchema = z.object({
   EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000_000).default(1_000_000),
   /** How often the export runner looks for queued exports (creating one wakes it at once). */
   EXPORT_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** Finished exports (their files with them) are deleted this many days after they ended. */
+  EXPORT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
 });
 
 export type LoggerConfig = z.output<typeof settingsSchema>;

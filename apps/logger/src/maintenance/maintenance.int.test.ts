@@ -64,7 +64,7 @@ describe('partition maintenance and retention', () => {
           new Date(NOW - 90 * DAY_MS),
         ]),
       ).toBeGreaterThan(0);
-      const deleted = await applyRetention(db, NOW, { logs: 90, metrics: 50 });
+      const deleted = await applyRetention(db, NOW, { logs: 90, metrics: 50, exports: 7 });
       expect(deleted.rollups).toBeGreaterThan(0);
       expect(
         await count(pg, 'select count(*) as n from logs.request_rollups_hourly where bucket < $1', [
@@ -72,6 +72,52 @@ describe('partition maintenance and retention', () => {
         ]),
       ).toBe(0);
       expect(await count(pg, 'select sum(requests) as n from logs.request_rollups_hourly')).toBe(8);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('finished exports go after EXPORT_RETENTION_DAYS with their chunks; queued and running ones stay', async ({
+    pg,
+  }) => {
+    const database = await openDatabase<LogsDatabase>({
+      url: pg.url,
+      schema: SCHEMA,
+      applicationName: 'test',
+      migrations,
+    });
+    try {
+      const at = (days: number) => new Date(NOW - days * DAY_MS);
+      // [status, completed_at, updated_at]: only the first three are finished and older than 7 days.
+      const rows: [string, Date | null, Date][] = [
+        ['succeeded', at(8), at(8)],
+        ['failed', at(10), at(10)],
+        ['cancelled', null, at(9)],
+        ['succeeded', at(6), at(6)],
+        ['pending', null, at(30)],
+        ['running', null, at(30)],
+      ];
+      const ids: string[] = [];
+      for (const [status, completedAt, updatedAt] of rows) {
+        const { rows: inserted } = await pg.pool.query<{ id: string }>(
+          `insert into logs.log_exports (organisation_id, fields, format, status, completed_at, updated_at, created_at)
+           values ('org-1', '{id}', 'jsonl', $1, $2, $3, $3) returning id`,
+          [status, completedAt, updatedAt],
+        );
+        const id = inserted[0]?.id ?? '';
+        ids.push(id);
+        await pg.pool.query(
+          `insert into logs.log_export_chunks (export_id, seq, data) values ($1, 0, '\\x00')`,
+          [id],
+        );
+      }
+      const deleted = await applyRetention(database.db, NOW, { logs: 90, metrics: 365, exports: 7 });
+      expect(deleted.exports).toBe(3);
+      const { rows: left } = await pg.pool.query<{ id: string }>(
+        'select id from logs.log_exports order by id',
+      );
+      expect(left.map((r) => r.id).sort()).toEqual(ids.slice(3).sort());
+      expect(await count(pg, 'select count(*) as n from logs.log_export_chunks')).toBe(3);
     } finally {
       await database.close();
     }
