@@ -61,6 +61,23 @@ describe('pass-through', () => {
     }
   });
 
+  test('a second `?` stays in the query, with or without a config', async () => {
+    const config = JSON.stringify({
+      targets: [
+        { provider: 'openai', api_key: 'sk-test', custom_host: h.openaiHeaders['x-service-custom-host'] },
+      ],
+    });
+    for (const headers of [h.openaiHeaders, { 'x-service-config': config }]) {
+      h.mock.clear();
+      const res = await fetch(`${h.base}/v1/collections/x?a=1?b=2&c=?`, {
+        headers: { ...headers, authorization: 'Bearer sk-test' },
+      });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('x-service-gateway-error')).toBeNull();
+      expect(h.mock.requests[0]?.url).toBe('/v1/collections/x?a=1?b=2&c=?');
+    }
+  });
+
   test('echoes a given trace id and generates one otherwise', async () => {
     const given = await post('/chat/completions', { ...h.openaiHeaders, 'x-service-trace-id': 'trace-abc' });
     expect(given.headers.get('x-service-trace-id')).toBe('trace-abc');

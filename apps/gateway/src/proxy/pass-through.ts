@@ -82,12 +82,12 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     const request = new BodyCapture(captureLimit);
     const response = new BodyCapture(captureLimit);
     const method = req.method ?? 'GET';
-    // What `.slice(V1.length).split('?', 2)` gave, without the array and its destructuring.
+    // Path up to the first `?`, query all the rest: a later `?` belongs to the query and is
+    // forwarded with it (`split('?', 2)` used to drop everything after a second one).
     const url = req.url ?? '/';
     const mark = url.indexOf('?', V1.length);
     const path = mark < 0 ? url.slice(V1.length) : url.slice(V1.length, mark);
-    const end = mark < 0 ? -1 : url.indexOf('?', mark + 1);
-    const query = mark < 0 ? '' : end < 0 ? url.slice(mark + 1) : url.slice(mark + 1, end);
+    const query = mark < 0 ? '' : url.slice(mark + 1);
     const facts: { -readonly [K in keyof RequestFacts]: RequestFacts[K] } = {
       id,
       traceId: '',
