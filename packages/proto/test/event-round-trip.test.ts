@@ -22,6 +22,7 @@ import {
   RateLimitUnit,
   RequestEvent,
   TokenUsage,
+  UsageCharge,
   UsageLimitType,
 } from '../src/index.js';
 import {
@@ -52,6 +53,7 @@ describe('RequestEvent', () => {
     ]);
     assertEveryFieldSet(requestEvent.responseBody!, CapturedBody.create(), 'CapturedBody');
     assertEveryFieldSet(requestEvent.latency!, LatencyBreakdown.create(), 'LatencyBreakdown');
+    assertEveryFieldSet(requestEvent.usageCharges[0]!, UsageCharge.create(), 'UsageCharge');
   });
 
   it('round-trips through the binary encoding', () => {

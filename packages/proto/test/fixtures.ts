@@ -255,6 +255,19 @@ export const requestEvent: RequestEvent = {
   promptId: 'prompt-summary-v2',
   requestSizeBytes: 32,
   responseSizeBytes: 65_536,
+  usageCharges: [
+    {
+      ownerKind: EntityKind.USAGE_LIMIT_POLICY,
+      ownerId: '0c9e8d7f-6a5b-4c3d-9e2f-1a0b9c8d7e05',
+      groupValue: `api_key=${API_KEY_ID}`,
+      measure: UsageLimitType.COST,
+      periodStartMs: T0,
+      periodEndMs: T0 + 7 * 86_400_000,
+      counterKey: `lim:{${ORG}}:u:p:0c9e8d7f-6a5b-4c3d-9e2f-1a0b9c8d7e05:q2xT0nYwR8kA1bC3dE5fG7:${T0}`,
+      amount: 1_234,
+    },
+  ],
+  usageChargesReported: true,
 };
 
 export const auditEvent: AuditEvent = {

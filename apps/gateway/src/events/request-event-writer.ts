@@ -14,6 +14,7 @@ import type {
   ProviderRef,
   RequestEvent,
   TokenUsage,
+  UsageCharge,
 } from '@aigw/proto';
 import { type ProtoWriter, Unusual } from './proto-writer.js';
 
@@ -51,6 +52,16 @@ export const COVERED = {
   ],
   TokenUsage: ['inputTokens', 'outputTokens', 'totalTokens', 'cachedInputTokens', 'estimated'],
   Cost: ['amountMicros', 'currency'],
+  UsageCharge: [
+    'ownerKind',
+    'ownerId',
+    'groupValue',
+    'measure',
+    'periodStartMs',
+    'periodEndMs',
+    'counterKey',
+    'amount',
+  ],
 } as const;
 
 function providerRef(w: ProtoWriter, tag: number, m: ProviderRef | undefined): void {
@@ -150,6 +161,19 @@ function cost(w: ProtoWriter, tag: number, m: Cost | undefined): void {
   w.close(at);
 }
 
+function usageCharge(w: ProtoWriter, tag: number, m: UsageCharge): void {
+  const at = w.open(tag);
+  w.int32(t(1, 0), m.ownerKind);
+  w.string(t(2, 2), m.ownerId);
+  w.string(t(3, 2), m.groupValue);
+  w.int32(t(4, 0), m.measure);
+  w.uint53(t(5, 0), m.periodStartMs);
+  w.uint53(t(6, 0), m.periodEndMs);
+  w.string(t(7, 2), m.counterKey);
+  w.uint53(t(8, 0), m.amount);
+  w.close(at);
+}
+
 /** Map entries in Object.entries order, each `{ key = 1, value = 2 }` with empty parts skipped. */
 function metadata(w: ProtoWriter, tag: number, m: Readonly<Record<string, string>>): void {
   if (typeof m !== 'object' || m === null) throw UNUSUAL;
@@ -202,6 +226,8 @@ export const COVERED_EVENT_FIELDS = [
   'promptId',
   'requestSizeBytes',
   'responseSizeBytes',
+  'usageCharges',
+  'usageChargesReported',
 ] as const;
 
 /** The fields of one RequestEvent (without its own length prefix). Throws Unusual, see above. */
@@ -244,4 +270,6 @@ export function writeRequestEvent(w: ProtoWriter, e: RequestEvent): void {
   w.string(t(36, 2), e.promptId);
   w.uint53(t(37, 0), e.requestSizeBytes);
   w.uint53(t(38, 0), e.responseSizeBytes);
+  for (const c of e.usageCharges) usageCharge(w, t(39, 2), c);
+  w.bool(t(40, 0), e.usageChargesReported);
 }

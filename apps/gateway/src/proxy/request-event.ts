@@ -1,5 +1,5 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
-import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
+import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
 import type { ForwardResult } from './forward.js';
@@ -31,6 +31,11 @@ export interface RequestFacts {
     readonly providerId: string;
     readonly integrationId: string;
   };
+  /**
+   * Set once the limits engine admitted the request: the budget counters it charged (read when
+   * the event is built, after settle).
+   */
+  readonly usageCharges?: () => readonly UsageCharge[];
 }
 
 type IdentityField =
@@ -170,5 +175,7 @@ export function buildRequestEvent(
     promptId: '',
     requestSizeBytes: facts.request.total,
     responseSizeBytes: facts.response.total,
+    usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],
+    usageChargesReported: facts.usageCharges !== undefined,
   };
 }

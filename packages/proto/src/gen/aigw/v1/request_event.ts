@@ -6,7 +6,8 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { Cost, TokenUsage } from "./common.js";
+import { Cost, TokenUsage, UsageLimitType, usageLimitTypeFromJSON, usageLimitTypeToJSON } from "./common.js";
+import { EntityKind, entityKindFromJSON, entityKindToJSON } from "./entities.js";
 
 /**
  * RequestEvent: everything the logger records about one gateway request. Published by the gateway
@@ -240,6 +241,40 @@ export interface LatencyBreakdown {
   guardrailsUs: number;
 }
 
+/**
+ * One usage-limit (budget) counter the gateway charged for a request: which limit, which group and
+ * period, the exact Redis counter, and what settle added to it. The logger's usage ledger charges
+ * exactly these (docs/logger.md "Usage ledger"), and its reconciliation raises exactly these keys.
+ */
+export interface UsageCharge {
+  /**
+   * Kind of the entity carrying the limit: ENTITY_KIND_USAGE_LIMIT_POLICY for a usage-limit policy,
+   * else the API key, workspace, provider, integration or virtual key whose own usage limit it is.
+   */
+  ownerKind: EntityKind;
+  /** Id of that entity (the policy id for policies). */
+  ownerId: string;
+  /**
+   * For policies: the group_by value the counter belongs to (`key=value` pairs joined by `&`, keys
+   * and values URI-encoded, as UsageAlertEvent.group_value). Empty for a limit set on an entity;
+   * `workspace_id=<id>` for an integration's per-workspace limit.
+   */
+  groupValue: string;
+  /** What the counter measures: COST (micro-USD) or TOKENS (input + output tokens). */
+  measure: UsageLimitType;
+  /**
+   * Start of the usage period the counter belongs to; 0 (with period_end_ms 0) for a limit that
+   * never resets.
+   */
+  periodStartMs: number;
+  /** End (exclusive) of that period; 0 for a limit that never resets. */
+  periodEndMs: number;
+  /** The exact Redis key of the counter (field `u` of that hash), docs/limits.md "Redis keys". */
+  counterKey: string;
+  /** What settle added to the counter (micro-USD or tokens); 0 when the call reported no usage. */
+  amount: number;
+}
+
 /** One gateway request, as the logger stores it. */
 export interface RequestEvent {
   /** Payload schema version (1). The logger dead-letters versions it does not know. */
@@ -332,6 +367,18 @@ export interface RequestEvent {
   requestSizeBytes: number;
   /** Response body size in bytes, whether or not the body was captured. */
   responseSizeBytes: number;
+  /**
+   * Every usage-limit counter the gateway charged for this request (one per budget of the admitted
+   * plan, in plan order). Only meaningful when usage_charges_reported is true.
+   */
+  usageCharges: UsageCharge[];
+  /**
+   * True when the gateway's limits engine admitted this request, so usage_charges is complete
+   * (possibly empty: no budget applied). False for standalone gateways, requests refused before
+   * admission and gateways older than this field: the logger then derives its ledger rows from the
+   * request's own fields.
+   */
+  usageChargesReported: boolean;
 }
 
 export interface RequestEvent_MetadataEntry {
@@ -1460,6 +1507,220 @@ export const LatencyBreakdown: MessageFns<LatencyBreakdown> = {
   },
 };
 
+function createBaseUsageCharge(): UsageCharge {
+  return {
+    ownerKind: 0,
+    ownerId: "",
+    groupValue: "",
+    measure: 0,
+    periodStartMs: 0,
+    periodEndMs: 0,
+    counterKey: "",
+    amount: 0,
+  };
+}
+
+export const UsageCharge: MessageFns<UsageCharge> = {
+  encode(message: UsageCharge, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerKind !== 0) {
+      writer.uint32(8).int32(message.ownerKind);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(18).string(message.ownerId);
+    }
+    if (message.groupValue !== "") {
+      writer.uint32(26).string(message.groupValue);
+    }
+    if (message.measure !== 0) {
+      writer.uint32(32).int32(message.measure);
+    }
+    if (message.periodStartMs !== 0) {
+      writer.uint32(40).int64(message.periodStartMs);
+    }
+    if (message.periodEndMs !== 0) {
+      writer.uint32(48).int64(message.periodEndMs);
+    }
+    if (message.counterKey !== "") {
+      writer.uint32(58).string(message.counterKey);
+    }
+    if (message.amount !== 0) {
+      writer.uint32(64).uint64(message.amount);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageCharge {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageCharge();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ownerKind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.groupValue = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.measure = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.periodStartMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.periodEndMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.counterKey = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.amount = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageCharge {
+    return {
+      ownerKind: isSet(object.ownerKind)
+        ? entityKindFromJSON(object.ownerKind)
+        : isSet(object.owner_kind)
+        ? entityKindFromJSON(object.owner_kind)
+        : 0,
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      groupValue: isSet(object.groupValue)
+        ? globalThis.String(object.groupValue)
+        : isSet(object.group_value)
+        ? globalThis.String(object.group_value)
+        : "",
+      measure: isSet(object.measure) ? usageLimitTypeFromJSON(object.measure) : 0,
+      periodStartMs: isSet(object.periodStartMs)
+        ? globalThis.Number(object.periodStartMs)
+        : isSet(object.period_start_ms)
+        ? globalThis.Number(object.period_start_ms)
+        : 0,
+      periodEndMs: isSet(object.periodEndMs)
+        ? globalThis.Number(object.periodEndMs)
+        : isSet(object.period_end_ms)
+        ? globalThis.Number(object.period_end_ms)
+        : 0,
+      counterKey: isSet(object.counterKey)
+        ? globalThis.String(object.counterKey)
+        : isSet(object.counter_key)
+        ? globalThis.String(object.counter_key)
+        : "",
+      amount: isSet(object.amount) ? globalThis.Number(object.amount) : 0,
+    };
+  },
+
+  toJSON(message: UsageCharge): unknown {
+    const obj: any = {};
+    if (message.ownerKind !== 0) {
+      obj.ownerKind = entityKindToJSON(message.ownerKind);
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.groupValue !== "") {
+      obj.groupValue = message.groupValue;
+    }
+    if (message.measure !== 0) {
+      obj.measure = usageLimitTypeToJSON(message.measure);
+    }
+    if (message.periodStartMs !== 0) {
+      obj.periodStartMs = Math.round(message.periodStartMs);
+    }
+    if (message.periodEndMs !== 0) {
+      obj.periodEndMs = Math.round(message.periodEndMs);
+    }
+    if (message.counterKey !== "") {
+      obj.counterKey = message.counterKey;
+    }
+    if (message.amount !== 0) {
+      obj.amount = Math.round(message.amount);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageCharge>, I>>(base?: I): UsageCharge {
+    return UsageCharge.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageCharge>, I>>(object: I): UsageCharge {
+    const message = createBaseUsageCharge();
+    message.ownerKind = object.ownerKind ?? 0;
+    message.ownerId = object.ownerId ?? "";
+    message.groupValue = object.groupValue ?? "";
+    message.measure = object.measure ?? 0;
+    message.periodStartMs = object.periodStartMs ?? 0;
+    message.periodEndMs = object.periodEndMs ?? 0;
+    message.counterKey = object.counterKey ?? "";
+    message.amount = object.amount ?? 0;
+    return message;
+  },
+};
+
 function createBaseRequestEvent(): RequestEvent {
   return {
     schemaVersion: 0,
@@ -1500,6 +1761,8 @@ function createBaseRequestEvent(): RequestEvent {
     promptId: "",
     requestSizeBytes: 0,
     responseSizeBytes: 0,
+    usageCharges: [],
+    usageChargesReported: false,
   };
 }
 
@@ -1618,6 +1881,12 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     }
     if (message.responseSizeBytes !== 0) {
       writer.uint32(304).uint64(message.responseSizeBytes);
+    }
+    for (const v of message.usageCharges) {
+      UsageCharge.encode(v!, writer.uint32(314).fork()).join();
+    }
+    if (message.usageChargesReported !== false) {
+      writer.uint32(320).bool(message.usageChargesReported);
     }
     return writer;
   },
@@ -1942,6 +2211,22 @@ export const RequestEvent: MessageFns<RequestEvent> = {
             message.responseSizeBytes = longToNumber(reader.uint64());
             continue;
           }
+          case 39: {
+            if (tag !== 314) {
+              break;
+            }
+
+            message.usageCharges.push(UsageCharge.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 40: {
+            if (tag !== 320) {
+              break;
+            }
+
+            message.usageChargesReported = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2121,6 +2406,16 @@ export const RequestEvent: MessageFns<RequestEvent> = {
         : isSet(object.response_size_bytes)
         ? globalThis.Number(object.response_size_bytes)
         : 0,
+      usageCharges: globalThis.Array.isArray(object?.usageCharges)
+        ? object.usageCharges.map((e: any) => UsageCharge.fromJSON(e))
+        : globalThis.Array.isArray(object?.usage_charges)
+        ? object.usage_charges.map((e: any) => UsageCharge.fromJSON(e))
+        : [],
+      usageChargesReported: isSet(object.usageChargesReported)
+        ? globalThis.Boolean(object.usageChargesReported)
+        : isSet(object.usage_charges_reported)
+        ? globalThis.Boolean(object.usage_charges_reported)
+        : false,
     };
   },
 
@@ -2246,6 +2541,12 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     if (message.responseSizeBytes !== 0) {
       obj.responseSizeBytes = Math.round(message.responseSizeBytes);
     }
+    if (message.usageCharges?.length) {
+      obj.usageCharges = message.usageCharges.map((e) => UsageCharge.toJSON(e));
+    }
+    if (message.usageChargesReported !== false) {
+      obj.usageChargesReported = message.usageChargesReported;
+    }
     return obj;
   },
 
@@ -2312,6 +2613,8 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     message.promptId = object.promptId ?? "";
     message.requestSizeBytes = object.requestSizeBytes ?? 0;
     message.responseSizeBytes = object.responseSizeBytes ?? 0;
+    message.usageCharges = object.usageCharges?.map((e) => UsageCharge.fromPartial(e)) || [];
+    message.usageChargesReported = object.usageChargesReported ?? false;
     return message;
   },
 };
