@@ -31,6 +31,8 @@ const CODES = {
   provider_not_found: { status: 400, type: 'invalid_request_error' },
   /** `x-service-config` names no saved, active config of the key's workspace. */
   config_not_found: { status: 400, type: 'invalid_request_error' },
+  /** A config names a saved guardrail that is not an active guardrail of the key's workspace or organisation. */
+  guardrail_not_found: { status: 400, type: 'invalid_request_error' },
   /** Control-plane mode: no `x-service-api-key`. */
   missing_api_key: { status: 401, type: 'authentication_error' },
   /** Unknown, revoked, disabled or archived API key. */

@@ -1,5 +1,6 @@
 // Control-plane mode, before anything is sent: authenticate, merge metadata defaults, and resolve
-// where the request goes (saved or inline config, `@slug`, virtual key, or the provider headers).
+// where the request goes (saved or inline config with its saved guardrails, `@slug`, virtual key, or
+// the provider headers).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
@@ -13,6 +14,8 @@ import { CredentialStore } from './credentials.js';
 import { type Identity, mergedMetadata } from './identity.js';
 import { type ManagedRequest, type ManagedTarget, resolveManaged } from './managed-provider.js';
 import { type SavedConfig, SavedConfigs } from './saved-config.js';
+import { resolveGuardrailRefs } from './saved-guardrails.js';
+import { type TargetLimitScope, type TargetOf, targetLimitScope } from './target-limits.js';
 
 export interface AccessDeps {
   readonly snapshots: SnapshotSource;
@@ -34,6 +37,11 @@ export interface LeafResolver {
   readonly fromHeaders: ManagedTarget | undefined;
   /** A leaf's own `provider: "@slug"` or `virtual_key`, in the request's workspace. */
   resolve(request: ManagedRequest): ManagedTarget;
+  /**
+   * What a config target's own limits are admitted with (auth/target-limits.ts); undefined when the
+   * target is the one the request-level admission already covered.
+   */
+  targetLimits(target: TargetOf, model: string): TargetLimitScope | undefined;
 }
 
 export interface RequestAccess {
@@ -103,20 +111,30 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
             chosen.value,
             chosen.fromKeyDefault ? 'api_key.defaults.config_id' : H.config,
           );
-      route = { kind: 'config', config: saved?.config ?? parseInlineConfig(chosen.value, 'managed'), saved };
+      const parsed = saved?.config ?? parseInlineConfig(chosen.value, 'managed');
+      const config = resolveGuardrailRefs(parsed, snapshot, identity.organisation.id, workspaceId);
+      route = { kind: 'config', config, saved };
     } else if (fromHeaders) {
       route = { kind: 'managed', target: fromHeaders };
     } else {
       route = { kind: 'headers' };
     }
-    return {
+    // The provider type the request-level admission sees (as the pass-through computes it).
+    const headerType = fromHeaders?.provider.id ?? service.provider ?? '';
+    const access: RequestAccess = {
       snapshot,
       identity,
       metadata: mergedMetadata(identity, service.metadata),
       captureBodies: identity.workspace.body.value.settings?.disableBodyLogging !== true,
       route,
-      leaves: { fromHeaders, resolve: managed },
+      leaves: {
+        fromHeaders,
+        resolve: managed,
+        targetLimits: (target, model) =>
+          targetLimitScope(access, headerType.startsWith('@') ? '' : headerType, target, model),
+      },
     };
+    return access;
   };
 
   return (headers, service) => {

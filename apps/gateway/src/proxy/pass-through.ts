@@ -73,7 +73,13 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
   const { config } = deps;
   const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
   const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
-  const configRoute = createConfigRoute({ config, redis: deps.redis, log: deps.log, customHosts });
+  const configRoute = createConfigRoute({
+    config,
+    redis: deps.redis,
+    log: deps.log,
+    customHosts,
+    limits: deps.limits,
+  });
   const resolveAccess = deps.access;
 
   return async (req, res) => {

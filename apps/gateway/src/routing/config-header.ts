@@ -1,6 +1,6 @@
 // `x-service-config`: an inline JSON config, validated by @aigw/config-schema and kept parsed for
 // the next request that sends the same text. With a control plane (`managed` mode) saved configs
-// (auth/saved-config.ts), `@slug` providers and virtual keys resolve from the snapshot.
+// (auth/saved-config.ts), `@slug` providers, virtual keys and saved guardrails resolve from the snapshot.
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   type ConfigNode,
@@ -15,7 +15,7 @@ import { H } from '../request/service-headers.js';
 /** Distinct config texts kept parsed; a client sends the same config on every call. */
 const MAX_CACHED = 256;
 
-/** `managed`: a control-plane snapshot resolves `@slug` providers and virtual keys. */
+/** `managed`: a control-plane snapshot resolves `@slug` providers, virtual keys and saved guardrails. */
 export type ConfigMode = 'standalone' | 'managed';
 
 /** Per mode: a text accepted with a snapshot is not acceptable without one. */
@@ -105,16 +105,12 @@ function assertResolvable(config: NormalisedConfig, mode: ConfigMode): void {
   walk(config);
 }
 
+/** With a snapshot, refs stay in the parsed (cached) tree and resolve per request (auth/saved-guardrails.ts). */
 function refs(path: string, field: string, list: readonly Guardrail[] | undefined, mode: ConfigMode): void {
+  if (mode === 'managed') return;
   list?.forEach((guardrail, i) => {
-    if (guardrail.type !== 'ref') return;
-    const at = `${path}.${field}[${i}]`;
-    if (mode === 'standalone') needsSnapshot(at, `saved guardrail "${guardrail.id}"`);
-    throw gatewayError(
-      'config_unavailable',
-      `${at}: saved guardrail "${guardrail.id}" cannot be run by this gateway yet; put the guardrail in the config`,
-      { param: at },
-    );
+    if (guardrail.type === 'ref')
+      needsSnapshot(`${path}.${field}[${i}]`, `saved guardrail "${guardrail.id}"`);
   });
 }
 

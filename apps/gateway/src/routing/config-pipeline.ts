@@ -3,7 +3,7 @@
 // the config's response headers, and stores it in the cache once it went out whole.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
-import type { ManagedRef } from '../auth/index.js';
+import { LIMITS_DEGRADED_HEADER, type ManagedRef } from '../auth/index.js';
 import {
   CACHE_STATUS_HEADER,
   type CachedResponse,
@@ -51,6 +51,8 @@ export interface ConfigRunReport {
   /** The managed provider or virtual key of the target that answered (control-plane mode). */
   readonly providerRef: ManagedRef | undefined;
   readonly attempts: readonly AttemptRecord[];
+  /** The attempt whose answer the client got (none for hits, gateway errors and failed calls). */
+  readonly answered: AttemptRecord | undefined;
   readonly cacheStatus: CacheStatus;
   /** The gateway answered itself (an error, a guardrail's 446). */
   readonly gatewayError?: { code: string; message: string; type: string; status: number };
@@ -90,10 +92,12 @@ export async function runConfig(
   const leaf = outcome.leaf;
   const cacheStatus = leaf?.cache?.status ?? 'DISABLED';
   const extra = configHeaders(traceId, leaf?.provider, retries, run.leaf.path, cacheStatus);
+  if (request.targetLimits?.degraded) extra[LIMITS_DEGRADED_HEADER] = 'true';
   const sent = await send(res, outcome, extra, responseSink, deps.maxCacheEntryBytes);
   const last = caller.attempts.at(-1);
-  if (last && (outcome.kind === 'response' || outcome.kind === 'held')) last.endedAt = sent.result.endedAt;
-  return report(caller, sent.result, outcome, cacheStatus, sent.gatewayError);
+  const answered = last && (outcome.kind === 'response' || outcome.kind === 'held') ? last : undefined;
+  if (answered) answered.endedAt = sent.result.endedAt;
+  return report(caller, sent.result, outcome, cacheStatus, sent.gatewayError, answered);
 }
 
 function configHeaders(
@@ -252,6 +256,7 @@ function report(
   outcome: LeafOutcome | undefined,
   cacheStatus: CacheStatus,
   gatewayError: GatewayErrorFacts,
+  answered?: AttemptRecord,
 ): ConfigRunReport {
   const exchange = outcome?.kind === 'response' || outcome?.kind === 'held' ? outcome.exchange : undefined;
   const sent = caller.attempts.filter((a) => !a.unsent);
@@ -267,6 +272,7 @@ function report(
     customHost: outcome?.leaf?.customHost ?? '',
     providerRef: outcome?.leaf?.ref,
     attempts: caller.attempts,
+    answered,
     cacheStatus,
     ...(gatewayError ? { gatewayError } : {}),
     guardrailResults: stagedResults(caller.guardrailRuns),

@@ -4,12 +4,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
-import { type LeafResolver, requestModel } from '../auth/index.js';
+import { type LeafResolver, requestModel, settledUsage } from '../auth/index.js';
 import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
 import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';
+import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
-import type { ChunkSink } from '../proxy/capture.js';
+import { BodyCapture, type ChunkSink } from '../proxy/capture.js';
 import type { CustomHostCache } from '../proxy/custom-host-cache.js';
 import { readJsonBody } from '../proxy/read-body.js';
 import { bearer } from '../proxy/target.js';
@@ -17,6 +18,10 @@ import type { ServiceHeaders } from '../request/service-headers.js';
 import { readCacheHeaders } from './cache-headers.js';
 import { type ConfigRunReport, runConfig } from './config-pipeline.js';
 import { type RoutingFacts, routingFacts } from './event-facts.js';
+import { TargetAdmissions } from './target-admissions.js';
+
+/** What the settle of a target's limits reads of the answer: its usage is in the first or last bytes. */
+const USAGE_CAPTURE_BYTES = 64 * 1024;
 
 export interface ConfigRouteDeps {
   readonly config: GatewayConfig;
@@ -24,6 +29,8 @@ export interface ConfigRouteDeps {
   readonly redis: Redis | undefined;
   readonly log: Logger;
   readonly customHosts: CustomHostCache;
+  /** Control-plane mode: the limits of each config target's provider / virtual key (docs/limits.md). */
+  readonly limits?: Limits | undefined;
 }
 
 export interface ConfigRequestParts {
@@ -40,7 +47,8 @@ export interface ConfigRequestParts {
   readonly preread?: { readonly body: Buffer; readonly json: unknown } | undefined;
 }
 
-export interface ConfigServed extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'cacheStatus'> {
+export interface ConfigServed
+  extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'cacheStatus'> {
   readonly routing: RoutingFacts;
 }
 
@@ -80,37 +88,71 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
       if (!res.writableFinished) gone.abort();
     });
     const { service } = parts;
-    const report = await runConfig(
-      res,
-      routed,
-      {
-        method: parts.method,
-        path: parts.path,
-        search: parts.search,
-        headers: req.headers,
-        headerProvider: {
-          provider: service.provider,
-          token: bearer(req.headers.authorization),
-          customHost: service.customHost,
-          cloud: readCloudOptions(req.headers),
-          forwardHeaders: service.forwardHeaders,
-          requestTimeoutMs: service.requestTimeoutMs,
-          managed: parts.managed,
-          model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
+    const targets = deps.limits && parts.managed && new TargetAdmissions(deps.limits, parts.managed);
+    // The answering target's usage settles its limits: kept only once some target was admitted.
+    let usageTap: BodyCapture | undefined;
+    const responseSink: ChunkSink = targets
+      ? {
+          push(chunk) {
+            parts.responseSink.push(chunk);
+            if (!targets.any) return;
+            usageTap ??= new BodyCapture(USAGE_CAPTURE_BYTES);
+            usageTap.push(chunk);
+          },
+        }
+      : parts.responseSink;
+    let report: ConfigRunReport;
+    try {
+      report = await runConfig(
+        res,
+        routed,
+        {
+          method: parts.method,
+          path: parts.path,
+          search: parts.search,
+          headers: req.headers,
+          headerProvider: {
+            provider: service.provider,
+            token: bearer(req.headers.authorization),
+            customHost: service.customHost,
+            cloud: readCloudOptions(req.headers),
+            forwardHeaders: service.forwardHeaders,
+            requestTimeoutMs: service.requestTimeoutMs,
+            managed: parts.managed,
+            model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
+          },
+          metadata: parts.metadata ?? service.metadata,
+          cacheHeaders,
+          body,
+          json,
+          signal: gone.signal,
+          targetLimits: targets,
         },
-        metadata: parts.metadata ?? service.metadata,
-        cacheHeaders,
-        body,
-        json,
-        signal: gone.signal,
-      },
-      pipeline,
-      service.traceId,
-      parts.responseSink,
-    );
+        pipeline,
+        service.traceId,
+        responseSink,
+      );
+    } catch (err) {
+      targets?.settle(undefined, undefined);
+      throw err;
+    }
+    if (targets?.any) {
+      const answered = report.answered;
+      const usage =
+        answered &&
+        usageTap &&
+        settledUsage(
+          report.result.responseHeaders['content-type'],
+          usageTap.complete(),
+          usageTap.tail(),
+          answered.model,
+          answered.provider,
+        );
+      targets.settle(answered, usage);
+    }
     // Async guardrails report after the answer went out: the event waits for them, the client does not.
     const guardrailResults = await report.guardrailResults;
-    const { attempts, cacheStatus, guardrailResults: _, ...rest } = report;
+    const { attempts, answered: _a, cacheStatus, guardrailResults: _, ...rest } = report;
     return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults) };
   };
 }

@@ -19,6 +19,7 @@ import { type HeaderProvider, leafTarget } from './leaf-target.js';
 import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream.js';
 import type { StrategyOutcome } from './strategy.js';
 import { isEventStream, streamText } from './stream-text.js';
+import type { TargetAdmissions } from './target-admissions.js';
 import { callUpstream, readAnswer, type UpstreamExchange } from './upstream-call.js';
 
 export interface AttemptRecord {
@@ -73,6 +74,8 @@ export interface ConfigRequest {
   readonly json: unknown;
   /** Aborted when the client went away. */
   readonly signal: AbortSignal;
+  /** Control-plane mode with limits: each call of a target admits that target's own limits. */
+  readonly targetLimits?: TargetAdmissions | undefined;
 }
 
 /** A leaf ready to be called. */
@@ -261,6 +264,14 @@ export class LeafCaller {
   }
 
   private async exchange(leaf: PreparedLeaf, retry: number): Promise<LeafOutcome> {
+    const targets = this.request.targetLimits;
+    let admission: Awaited<ReturnType<TargetAdmissions['admit']>>;
+    try {
+      admission = await targets?.admit(leaf);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return this.refused(leaf, retry, err);
+    }
     const attempt: AttemptRecord = {
       targetPath: leaf.node.path,
       provider: leaf.provider,
@@ -273,6 +284,7 @@ export class LeafCaller {
       endedAt: 0,
     };
     this.attempts.push(attempt);
+    if (admission) targets?.record(attempt, admission);
     const exchange = await callUpstream({
       method: this.request.method,
       url: leaf.url,
@@ -338,6 +350,29 @@ export class LeafCaller {
     });
     this.guardrailRuns.push({ stage: 'output', outcome: output });
     return { output, responseJson };
+  }
+
+  /**
+   * The target's own limits refused the call (429/412): nothing was sent. A failed attempt, so a
+   * fallback moves on whatever its status list; final, since a retry within the request would not
+   * find the window or budget any different.
+   */
+  private refused(leaf: PreparedLeaf, retry: number, error: AppError): LeafOutcome {
+    const now = Date.now();
+    this.attempts.push({
+      targetPath: leaf.node.path,
+      provider: leaf.provider,
+      customHost: leaf.customHost,
+      ref: leaf.ref,
+      model: leaf.model,
+      retryIndex: retry,
+      startedAt: now,
+      statusCode: 0,
+      endedAt: now,
+      error: { code: error.code ?? 'error', message: error.message, type: error.type },
+      unsent: true,
+    });
+    return { kind: 'error', leaf, error, status: error.status, failed: true, final: true, discard: noop };
   }
 
   private failed(leaf: PreparedLeaf, attempt: AttemptRecord, error: AppError): LeafOutcome {

@@ -9,7 +9,7 @@ export {
   readLastKnownGood,
   writeLastKnownGood,
 } from './lkg-file.js';
-export { type EntityOf, Snapshot } from './snapshot.js';
+export { type EntityOf, organisationScope, Snapshot } from './snapshot.js';
 export { createSnapshotClient, type SnapshotClient, type SnapshotClientOptions } from './snapshot-client.js';
 export {
   type LoadFailure,

@@ -11,6 +11,12 @@ export type EntityOf<K extends Body['$case']> = Entity & { readonly body: { $cas
 const key = (kind: EntityKind, id: string): string => `${kind}:${id}`;
 const slugKey = (kind: EntityKind, scope: string, slug: string): string => `${kind}:${scope}:${slug}`;
 
+/**
+ * The `bySlug` scope of an organisation's own entities (no workspace, e.g. organisation-level
+ * guardrails): slugs are unique per organisation, so '' alone would let two organisations collide.
+ */
+export const organisationScope = (organisationId: string): string => `org:${organisationId}`;
+
 /** Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, guardrail). */
 const SLUGGED = new Set<EntityKind>([
   EntityKind.PROVIDER,
@@ -37,7 +43,10 @@ class Layer {
       if (entity.body.$case === 'apiKey')
         this.byHash.set(entity.body.value.keyHash, entity as EntityOf<'apiKey'>);
       const slug = slugOf(entity);
-      if (slug !== undefined) this.bySlug.set(slugKey(entity.kind, entity.workspaceId, slug), entity);
+      if (slug !== undefined) {
+        const scope = entity.workspaceId || organisationScope(entity.organisationId);
+        this.bySlug.set(slugKey(entity.kind, scope, slug), entity);
+      }
       const list = this.byOrg.get(key(entity.kind, entity.organisationId));
       if (list) list.push(entity);
       else this.byOrg.set(key(entity.kind, entity.organisationId), [entity]);
@@ -150,7 +159,7 @@ export class Snapshot {
     return this.#current(this.#over.byHash.get(hash) ?? this.#base.byHash.get(hash));
   }
 
-  /** A provider, virtual key, config or guardrail by slug within a workspace. */
+  /** A provider, virtual key, config or guardrail by slug within a workspace (or `organisationScope`). */
   bySlug(kind: EntityKind, workspaceId: string, slug: string): Entity | undefined {
     const k = slugKey(kind, workspaceId, slug);
     return this.#current(this.#over.bySlug.get(k) ?? this.#base.bySlug.get(k));

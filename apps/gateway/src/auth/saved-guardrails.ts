@@ -1,0 +1,187 @@
+// Saved guardrails named in a config (`"input_guardrails": ["pii-guard"]`): resolved per request from
+// the snapshot, within the request's workspace or its organisation's own, into the inline guardrails
+// the engine runs. Refs are resolved after the parse caches, so an edit applies with the next snapshot.
+import {
+  type ConfigNode,
+  configErrorMessage,
+  type Guardrail,
+  type NormalisedConfig,
+  parseConfig,
+} from '@aigw/config-schema';
+import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import { gatewayError } from '../errors.js';
+import { type EntityOf, organisationScope, type Snapshot } from '../snapshot/index.js';
+
+interface Ref {
+  /** `config.targets[0].input_guardrails[1]`: the `param` of errors. */
+  readonly at: string;
+  readonly idOrSlug: string;
+}
+
+interface Resolved {
+  /** The entity each ref resolved to, in ref order: the tree is reused while they stay the same. */
+  readonly entities: readonly Entity[];
+  readonly config: NormalisedConfig;
+}
+
+/** Workspaces whose resolution of one config is kept (an inline config can serve many). */
+const MAX_WORKSPACES = 64;
+
+/** Refs of each config tree, in walk order; an empty list for most configs. */
+const refsOf = new WeakMap<NormalisedConfig, readonly Ref[]>();
+/** Per config, per workspace: the last resolution. */
+const resolutions = new WeakMap<NormalisedConfig, Map<string, Resolved>>();
+/** A guardrail entity's definition as an inline guardrail (entities are immutable: one per version). */
+const converted = new WeakMap<Entity, Guardrail | Error>();
+
+/**
+ * The config with every saved-guardrail ref replaced by its definition. Throws 400
+ * `guardrail_not_found` (unknown, archived, or another workspace's: tenant isolation) and
+ * `config_unavailable` (a definition this gateway cannot run), `param` being the ref's path.
+ */
+export function resolveGuardrailRefs(
+  config: NormalisedConfig,
+  snapshot: Snapshot,
+  organisationId: string,
+  workspaceId: string,
+): NormalisedConfig {
+  const refs = listRefs(config);
+  if (refs.length === 0) return config;
+  const entities = refs.map((ref) => lookup(snapshot, organisationId, workspaceId, ref));
+  let byWorkspace = resolutions.get(config);
+  const held = byWorkspace?.get(workspaceId);
+  if (held?.entities.every((e, i) => e === entities[i])) return held.config;
+  const lists = new Map<readonly Guardrail[], readonly Guardrail[]>();
+  let i = 0;
+  // Walk order is listRefs' order: the i-th ref met is the i-th entity.
+  const resolveList = (list: readonly Guardrail[] | undefined): readonly Guardrail[] | undefined => {
+    if (!list) return list;
+    const known = lists.get(list);
+    if (known) return known;
+    const out = Object.freeze(
+      list.map((g) => {
+        if (g.type !== 'ref') return g;
+        const ref = refs[i] as Ref;
+        return definition(entities[i++] as EntityOf<'guardrail'>, ref);
+      }),
+    );
+    lists.set(list, out);
+    return out;
+  };
+  const rebuild = (node: ConfigNode): ConfigNode => {
+    const s = node.settings;
+    const input = resolveList(s.input_guardrails);
+    const output = resolveList(s.output_guardrails);
+    const targets = node.targets.map(rebuild);
+    return Object.freeze({
+      ...node,
+      settings: Object.freeze({
+        ...s,
+        ...(input && { input_guardrails: input }),
+        ...(output && { output_guardrails: output }),
+      }),
+      targets: Object.freeze(targets),
+    });
+  };
+  const resolved = rebuild(config);
+  if (!byWorkspace) {
+    byWorkspace = new Map();
+    resolutions.set(config, byWorkspace);
+  }
+  if (byWorkspace.size >= MAX_WORKSPACES) byWorkspace.clear();
+  byWorkspace.set(workspaceId, { entities, config: resolved });
+  return resolved;
+}
+
+/** Refs in the order `rebuild` meets them: a list shared by inheritance is counted once. */
+function listRefs(config: NormalisedConfig): readonly Ref[] {
+  let refs = refsOf.get(config);
+  if (refs) return refs;
+  const out: Ref[] = [];
+  const seen = new Set<readonly Guardrail[]>();
+  const add = (path: string, field: string, list: readonly Guardrail[] | undefined) => {
+    if (!list || seen.has(list)) return;
+    seen.add(list);
+    list.forEach((g, i) => {
+      if (g.type === 'ref') out.push({ at: `${path}.${field}[${i}]`, idOrSlug: g.id });
+    });
+  };
+  const walk = (node: ConfigNode) => {
+    add(node.path, 'input_guardrails', node.settings.input_guardrails);
+    add(node.path, 'output_guardrails', node.settings.output_guardrails);
+    for (const target of node.targets) walk(target);
+  };
+  walk(config);
+  refs = Object.freeze(out);
+  refsOf.set(config, refs);
+  return refs;
+}
+
+/** The active guardrail of the workspace (or of its organisation) with this id or slug. */
+function lookup(snapshot: Snapshot, organisationId: string, workspaceId: string, ref: Ref): Entity {
+  const byId = snapshot.find(EntityKind.GUARDRAIL, 'guardrail', ref.idOrSlug);
+  const visible = (e: Entity | undefined) =>
+    e?.organisationId === organisationId && (e.workspaceId === workspaceId || e.workspaceId === '');
+  const entity = visible(byId)
+    ? byId
+    : (snapshot.bySlug(EntityKind.GUARDRAIL, workspaceId, ref.idOrSlug) ??
+      snapshot.bySlug(EntityKind.GUARDRAIL, organisationScope(organisationId), ref.idOrSlug));
+  const name = `saved guardrail "${ref.idOrSlug.slice(0, 128)}"`;
+  if (entity?.body?.$case !== 'guardrail' || !visible(entity)) {
+    throw gatewayError('guardrail_not_found', `${ref.at}: ${name} does not exist in this workspace`, {
+      param: ref.at,
+    });
+  }
+  if (entity.body.value.status !== EntityStatus.ACTIVE) {
+    throw gatewayError('guardrail_not_found', `${ref.at}: ${name} is archived`, { param: ref.at });
+  }
+  return entity;
+}
+
+/** The stored `{checks, actions, async}` as the inline guardrail the engine runs. */
+function definition(entity: EntityOf<'guardrail'>, ref: Ref): Guardrail {
+  let guardrail = converted.get(entity);
+  if (!guardrail) {
+    guardrail = convert(entity);
+    converted.set(entity, guardrail);
+  }
+  if (guardrail instanceof Error) {
+    throw gatewayError('config_unavailable', `${ref.at}: ${guardrail.message}`, { param: ref.at });
+  }
+  return guardrail;
+}
+
+interface StoredDefinition {
+  readonly checks?: readonly { readonly id?: unknown; readonly parameters?: unknown }[];
+  readonly actions?: { readonly deny?: unknown };
+  readonly async?: unknown;
+}
+
+function convert(entity: EntityOf<'guardrail'>): Guardrail | Error {
+  const { slug, bodyJson } = entity.body.value;
+  const name = `saved guardrail "${slug}"`;
+  let stored: StoredDefinition;
+  try {
+    stored = JSON.parse(bodyJson) as StoredDefinition;
+  } catch {
+    return new Error(`${name} has a definition this gateway cannot read`);
+  }
+  const checks = Array.isArray(stored?.checks) ? stored.checks : [];
+  const partner = checks.find((c) => typeof c?.id === 'string' && c.id.startsWith('partner.'));
+  if (partner) {
+    return new Error(
+      `${name} uses the third-party check "${String(partner.id)}", which this gateway does not run yet`,
+    );
+  }
+  // The inline rules (catalogue, parameters, async-cannot-deny) validate it again: a gateway on an
+  // older schema must refuse what it cannot run rather than run part of it.
+  const inline = { checks, deny: stored.actions?.deny === true, async: stored.async === true };
+  const result = parseConfig({ input_guardrails: [inline] });
+  const parsed = result.ok ? result.config.settings.input_guardrails?.[0] : undefined;
+  if (!result.ok || parsed?.type !== 'inline') {
+    const why = result.ok ? 'it is not a guardrail' : configErrorMessage(result.errors);
+    return new Error(`${name} has a definition this gateway cannot run (${why})`);
+  }
+  // Labelled by its slug in hook_results and request events, as the config named it.
+  return Object.freeze({ ...parsed, id: slug });
+}

@@ -1,0 +1,113 @@
+// Limits of a config target (docs/limits.md, "Config targets"): the subject a target's own admission
+// uses, and the snapshot view it reads policies from, so that it charges only what depends on the
+// target and never what the request-level admission already charged.
+import type { Entity } from '@aigw/proto';
+import { EntityKind } from '@aigw/proto';
+import type { LimitSubject } from '../limits/index.js';
+import { Snapshot } from '../snapshot/index.js';
+import { limitSubject } from './limits-stage.js';
+import type { ManagedRef } from './managed-provider.js';
+import type { RequestAccess } from './request-access.js';
+
+/** The target an attempt calls: its provider type and, when managed, its `@slug` or virtual key. */
+export interface TargetOf {
+  readonly providerType: string;
+  readonly ref: ManagedRef | undefined;
+}
+
+export interface TargetLimitScope {
+  /** The request's snapshot restricted to target policies (and the prices estimates need). */
+  readonly snapshot: Snapshot;
+  readonly subject: LimitSubject;
+}
+
+/** Policy condition keys whose value is the target's: such policies are decided per target. */
+const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key']);
+
+/**
+ * The target's admission, or undefined when the target is the request-level one (its provider value
+ * and virtual key are those the request-level admission saw, e.g. a leaf taking `@slug` from the
+ * headers): that admission already covered it.
+ */
+export function targetLimitScope(
+  access: RequestAccess,
+  requestProviderType: string,
+  target: TargetOf,
+  model: string,
+): TargetLimitScope | undefined {
+  const request = limitSubject(access, requestProviderType, model);
+  const ref = target.ref;
+  const provider = ref?.slug || target.providerType;
+  const virtualKeyId = ref?.virtualKeyId ?? '';
+  if (provider === request.provider && virtualKeyId === request.virtualKeyId) return undefined;
+  const iw = ref?.integrationWorkspace;
+  const subject: LimitSubject = {
+    organisationId: request.organisationId,
+    workspaceId: request.workspaceId,
+    apiKeyId: request.apiKeyId,
+    provider,
+    providerType: target.providerType,
+    model,
+    configId: request.configId,
+    ...(request.configSlug === undefined ? {} : { configSlug: request.configSlug }),
+    virtualKeyId,
+    ...(ref?.virtualKeySlug ? { virtualKeySlug: ref.virtualKeySlug } : {}),
+    metadata: request.metadata,
+    // No apiKey / workspace entities: their own limits do not depend on the target.
+    ...(ref?.provider ? { providerEntity: ref.provider } : {}),
+    ...(ref?.integration ? { integration: ref.integration } : {}),
+    ...(ref?.virtualKey ? { virtualKey: ref.virtualKey } : {}),
+    ...(iw && ref?.integration
+      ? {
+          integrationWorkspace: {
+            integrationId: ref.integration.id,
+            workspaceId: iw.workspaceId,
+            rateLimits: iw.rateLimits,
+            usageLimits: iw.usageLimits,
+          },
+        }
+      : {}),
+  };
+  return { snapshot: targetPolicyView(access.snapshot, request.organisationId), subject };
+}
+
+const POLICY_KINDS = [EntityKind.RATE_LIMIT_POLICY, EntityKind.USAGE_LIMIT_POLICY] as const;
+
+/** Per snapshot (immutable), per organisation: the view target admissions read. */
+const views = new WeakMap<Snapshot, Map<string, Snapshot>>();
+
+/**
+ * The organisation's policies whose conditions name `provider` or `virtual_key`, and the prices
+ * (the organisation's and the platform's) cost estimates read. Built once per snapshot: the limits
+ * engine reads policies and prices from the snapshot it is given, and nothing else.
+ */
+export function targetPolicyView(snapshot: Snapshot, organisationId: string): Snapshot {
+  let byOrg = views.get(snapshot);
+  if (!byOrg) {
+    byOrg = new Map();
+    views.set(snapshot, byOrg);
+  }
+  let view = byOrg.get(organisationId);
+  if (!view) {
+    const entities: Entity[] = [];
+    for (const kind of POLICY_KINDS) {
+      for (const policy of snapshot.ofOrganisation(kind, organisationId)) {
+        if (conditionKeys(policy).some((key) => TARGET_KEYS.has(key))) entities.push(policy);
+      }
+    }
+    for (const org of new Set(['', organisationId])) {
+      entities.push(...snapshot.ofOrganisation(EntityKind.MODEL_PRICING, org));
+    }
+    view = Snapshot.of(entities, snapshot.revision, snapshot.builtAtMs);
+    byOrg.set(organisationId, view);
+  }
+  return view;
+}
+
+function conditionKeys(policy: Entity): readonly string[] {
+  const body = policy.body;
+  if (body?.$case === 'rateLimitPolicy' || body?.$case === 'usageLimitPolicy') {
+    return body.value.conditions.map((c) => c.key);
+  }
+  return [];
+}
