@@ -35,6 +35,7 @@ export { resolveGuardrailRefs } from './saved-guardrails.js';
 export {
   type TargetLimitScope,
   type TargetOf,
+  type TargetPolicyView,
   targetLimitScope,
   targetPolicyView,
 } from './target-limits.js';

@@ -40,7 +40,18 @@ export function targetLimitScope(
   const provider = ref?.slug || target.providerType;
   const virtualKeyId = ref?.virtualKeyId ?? '';
   if (provider === request.provider && virtualKeyId === request.virtualKeyId) return undefined;
+  const view = targetPolicyView(access.snapshot, request.organisationId);
   const iw = ref?.integrationWorkspace;
+  // Nothing to decide: no admission, no Redis call, and no usage to read from the answer.
+  if (
+    !view.policies &&
+    !hasOwnLimits(ref?.provider) &&
+    !hasOwnLimits(ref?.integration) &&
+    !hasOwnLimits(ref?.virtualKey) &&
+    !(iw && iw.rateLimits.length + iw.usageLimits.length > 0)
+  ) {
+    return undefined;
+  }
   const subject: LimitSubject = {
     organisationId: request.organisationId,
     workspaceId: request.workspaceId,
@@ -68,20 +79,34 @@ export function targetLimitScope(
         }
       : {}),
   };
-  return { snapshot: targetPolicyView(access.snapshot, request.organisationId), subject };
+  return { snapshot: view.snapshot, subject };
+}
+
+function hasOwnLimits(entity: Entity | undefined): boolean {
+  const body = entity?.body;
+  if (body?.$case !== 'provider' && body?.$case !== 'integration' && body?.$case !== 'virtualKey') {
+    return false;
+  }
+  return body.value.rateLimits.length + body.value.usageLimits.length > 0;
 }
 
 const POLICY_KINDS = [EntityKind.RATE_LIMIT_POLICY, EntityKind.USAGE_LIMIT_POLICY] as const;
 
+export interface TargetPolicyView {
+  readonly snapshot: Snapshot;
+  /** Whether it holds any target policy (none: only entity limits can apply to a target). */
+  readonly policies: boolean;
+}
+
 /** Per snapshot (immutable), per organisation: the view target admissions read. */
-const views = new WeakMap<Snapshot, Map<string, Snapshot>>();
+const views = new WeakMap<Snapshot, Map<string, TargetPolicyView>>();
 
 /**
  * The organisation's policies whose conditions name `provider` or `virtual_key`, and the prices
  * (the organisation's and the platform's) cost estimates read. Built once per snapshot: the limits
  * engine reads policies and prices from the snapshot it is given, and nothing else.
  */
-export function targetPolicyView(snapshot: Snapshot, organisationId: string): Snapshot {
+export function targetPolicyView(snapshot: Snapshot, organisationId: string): TargetPolicyView {
   let byOrg = views.get(snapshot);
   if (!byOrg) {
     byOrg = new Map();
@@ -95,10 +120,11 @@ export function targetPolicyView(snapshot: Snapshot, organisationId: string): Sn
         if (conditionKeys(policy).some((key) => TARGET_KEYS.has(key))) entities.push(policy);
       }
     }
+    const policies = entities.length > 0;
     for (const org of new Set(['', organisationId])) {
       entities.push(...snapshot.ofOrganisation(EntityKind.MODEL_PRICING, org));
     }
-    view = Snapshot.of(entities, snapshot.revision, snapshot.builtAtMs);
+    view = { snapshot: Snapshot.of(entities, snapshot.revision, snapshot.builtAtMs), policies };
     byOrg.set(organisationId, view);
   }
   return view;
