@@ -3,7 +3,7 @@
 // answer's usage after it went out (settle), so the next request sees it. Daily windows: a window
 // boundary between the calls of a test is as unlikely as it can be.
 import { randomUUID } from 'node:crypto';
-import { RateLimitType, RateLimitUnit } from '@aigw/proto';
+import { EntityKind, PeriodicReset, RateLimitType, RateLimitUnit, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import {
@@ -15,7 +15,8 @@ import {
   startControlPlaneGateway,
   workspace,
 } from '../../test/control-plane-entities.js';
-import { makeLimits, ratePolicy } from '../limits/limits.test-support.js';
+import { gpt4oPrice, makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
+import { periodAt } from '../limits/periods.js';
 
 const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] };
 let gw: ControlPlaneGateway | undefined;
@@ -98,5 +99,104 @@ describe('limits in the /v1 pipeline', () => {
       else await new Promise((resolve) => setTimeout(resolve, 25));
     }
     expect(refused?.status).toBe(429);
+  });
+
+  test('the request event carries the budget counters the admission charged, with what settle added', async ({
+    redis,
+  }) => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const int = randomUUID();
+    const keyId = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    const { limits } = makeLimits(redis.client);
+    gw = await startControlPlaneGateway([], {}, {}, limits);
+    // Every 3 days from an anchor, grouped by API key and team: the event names the group and period.
+    const anchor = Date.parse('2026-01-01T06:00:00Z');
+    const spec = { periodicReset: PeriodicReset.WEEKLY, periodicResetDays: 3, nextUsageResetAtMs: anchor };
+    const policy = {
+      ...usagePolicy({
+        type: UsageLimitType.COST,
+        creditLimit: 1_000_000_000,
+        periodicReset: PeriodicReset.WEEKLY,
+        periodicResetDays: 3,
+        nextUsageResetAtMs: anchor,
+        conditions: [{ key: 'workspace_id', value: ws }],
+        groupBy: [{ key: 'api_key' }, { key: 'metadata.team' }],
+      }),
+      organisationId: org,
+    };
+    const tokensPolicy = {
+      ...usagePolicy({
+        type: UsageLimitType.TOKENS,
+        creditLimit: 1_000_000,
+        conditions: [{ key: 'workspace_id', value: ws }],
+        groupBy: [{ key: 'workspace_id' }],
+      }),
+      organisationId: org,
+    };
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws, { id: keyId }),
+      integration(int, org, {
+        credentials: { api_key: 'sk-managed' },
+        options: { custom_host: `${gw.mock.url}/v1` },
+      }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      { ...gpt4oPrice() },
+      policy,
+      tokensPolicy,
+    ]);
+    const before = Date.now();
+    const res = await fetch(`${gw.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-api-key': key,
+        'x-service-provider': '@openai-prod',
+        'x-service-metadata': JSON.stringify({ team: 'search' }),
+        'x-service-trace-id': 'charges-1',
+      },
+      body: JSON.stringify(chat),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const event = await gw.eventFor('charges-1');
+    expect(event.usageChargesReported).toBe(true);
+    const period = periodAt(spec, before);
+    const [cost, tokens] = event.usageCharges;
+    expect(event.usageCharges).toHaveLength(2);
+    expect(cost).toMatchObject({
+      ownerKind: EntityKind.USAGE_LIMIT_POLICY,
+      ownerId: policy.id,
+      groupValue: `api_key=${keyId}&metadata.team=search`,
+      measure: UsageLimitType.COST,
+      periodStartMs: period.startMs,
+      periodEndMs: period.endMs,
+    });
+    expect(period.endMs - period.startMs).toBe(3 * 86_400_000);
+    expect(cost?.counterKey).toMatch(
+      new RegExp(`^lim:\\{${org}\\}:u:p:${policy.id}:[\\w-]{22}:${period.startMs}$`),
+    );
+    expect(tokens).toMatchObject({
+      ownerKind: EntityKind.USAGE_LIMIT_POLICY,
+      ownerId: tokensPolicy.id,
+      groupValue: `workspace_id=${ws}`,
+      measure: UsageLimitType.TOKENS,
+      periodStartMs: 0,
+      periodEndMs: 0,
+    });
+    // The amounts are what settle added to the very counters the keys name.
+    expect(tokens?.amount).toBe(event.tokens?.totalTokens);
+    expect(cost?.amount).toBeGreaterThan(0);
+    for (const charge of event.usageCharges) {
+      let u = 0;
+      for (let i = 0; i < 50 && u !== charge.amount; i++) {
+        u = Number(await redis.client.hget(charge.counterKey, 'u'));
+        if (u !== charge.amount) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(u).toBe(charge.amount);
+    }
   });
 });

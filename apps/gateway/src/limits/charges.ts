@@ -2,7 +2,7 @@
 // pricing snapshot) and, after the call, its actual tokens and cost for rate limits and budgets.
 
 import { costOf, matchPricing } from '@aigw/pricing';
-import { EntityKind, type ModelPricing } from '@aigw/proto';
+import { EntityKind, type ModelPricing, type UsageCharge, UsageLimitType } from '@aigw/proto';
 import type { Snapshot } from '../snapshot/index.js';
 import type { BudgetItem, Plan } from './plan.js';
 import type { SettleInput } from './store.js';
@@ -59,6 +59,23 @@ export function settlement(
   }));
   if (tokenCharges.length === 0 && budgets.length === 0) return undefined;
   return { tokens: tokenCharges, budgets, reservationId };
+}
+
+/**
+ * RequestEvent.usage_charges of an admitted plan: every budget counter, with what `work` (the
+ * settlement, undefined before settle or when there was nothing to settle) added to it.
+ */
+export function usageCharges(plan: Plan, work: SettleInput | undefined): UsageCharge[] {
+  return plan.budgets.map((b, j) => ({
+    ownerKind: b.owner.entityKind,
+    ownerId: b.owner.id,
+    groupValue: b.chargeGroup,
+    measure: b.type === 'cost' ? UsageLimitType.COST : UsageLimitType.TOKENS,
+    periodStartMs: b.period.startMs,
+    periodEndMs: b.period.endMs,
+    counterKey: b.key,
+    amount: work?.budgets[j]?.actual ?? 0,
+  }));
 }
 
 export function estimateCost(

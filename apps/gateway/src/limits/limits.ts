@@ -2,8 +2,8 @@
 // (policies and entity limits), decided in Redis in one Lua call, and one settlement after the
 // response with the actual tokens and cost. While Redis is unreachable it decides in-process
 // (ARCHITECTURE part 4) and says so: `degraded`, and a metric per degraded decision.
-import { randomUUID } from 'node:crypto';
-import type { UsageAlertEvent } from '@aigw/proto';
+import { randomBytes } from 'node:crypto';
+import type { UsageAlertEvent, UsageCharge } from '@aigw/proto';
 import { type Logger, withTimeout } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -11,13 +11,14 @@ import type { GatewayConfig } from '../config.js';
 import { gatewayErrorWithHeaders } from '../errors.js';
 import type { Snapshot } from '../snapshot/index.js';
 import { alertEvent } from './alerts.js';
-import { type ActualUsage, estimateCost, expiry, safe, settlement } from './charges.js';
+import { type ActualUsage, estimateCost, expiry, safe, settlement, usageCharges } from './charges.js';
 import { rateHeaders, refusal } from './decision.js';
 import { createMemoryStore } from './memory-store.js';
 import { limitsMetrics } from './metrics.js';
-import { type BudgetItem, buildPlan, type Plan } from './plan.js';
+import { type BudgetItem, instantiate, type Plan } from './plan.js';
+import { createPlanCache } from './plan-cache.js';
 import { createRedisStore } from './redis-store.js';
-import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore } from './store.js';
+import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore, SettleInput } from './store.js';
 import type { LimitSubject } from './subject.js';
 
 export type LimitsConfig = Pick<
@@ -64,6 +65,11 @@ export interface Admission {
    * reservations. Call once; later calls do nothing. Never rejects: awaiting is optional.
    */
   settle(usage: ActualUsage | undefined): Promise<void>;
+  /**
+   * The budget counters of this admission as RequestEvent.usage_charges, with what settle charged
+   * each (0 before settle, or when the call produced no usage).
+   */
+  usageCharges(): UsageCharge[];
 }
 
 export interface Limits {
@@ -75,6 +81,7 @@ const NOTHING: Admission = Object.freeze({
   headers: Object.freeze({}),
   degraded: false,
   settle: async () => {},
+  usageCharges: () => [],
 });
 
 export function createLimits(deps: LimitsDeps): Limits {
@@ -86,6 +93,14 @@ export function createLimits(deps: LimitsDeps): Limits {
   // Decisions use Redis only while the client is `ready`; a lazyConnect client would never get there.
   if (deps.redis?.status === 'wait') deps.redis.connect().catch(() => {});
   let retryRedisAt = 0;
+  const plans = createPlanCache({
+    policies: config.POLICY_ENABLED,
+    usageLimits: config.USAGE_LIMITS_ENABLED,
+  });
+  // Reservation ids only need to be unique among live reservations of all replicas: a random
+  // prefix per process and a counter, instead of a UUID per admission.
+  const reservationPrefix = `${randomBytes(9).toString('base64url')}.`;
+  let reservations = 0;
 
   const redisUsable = () =>
     remote !== undefined && deps.redis?.status === 'ready' && Date.now() >= retryRedisAt;
@@ -155,19 +170,15 @@ export function createLimits(deps: LimitsDeps): Limits {
       const outputTokens = estimate.maxTokens ?? config.LIMITS_DEFAULT_MAX_TOKENS;
       const inputTokens = estimate.inputTokensGuess ?? 0;
       let costEstimate: number | undefined;
-      let plan = buildPlan(snapshot, subject, {
-        policies: config.POLICY_ENABLED,
-        usageLimits: config.USAGE_LIMITS_ENABLED,
-        nowMs: now(),
-        estimate: (type) => {
-          if (type === 'tokens') return safe(inputTokens + outputTokens);
-          costEstimate ??= estimateCost(snapshot, subject, safe(inputTokens), safe(outputTokens));
-          return costEstimate;
-        },
+      const template = plans(snapshot, subject);
+      if (template.rates.length === 0 && template.budgets.length === 0) return NOTHING;
+      let plan = instantiate(template, now(), (type) => {
+        if (type === 'tokens') return safe(inputTokens + outputTokens);
+        costEstimate ??= estimateCost(snapshot, subject, safe(inputTokens), safe(outputTokens));
+        return costEstimate;
       });
-      if (plan.rates.length === 0 && plan.budgets.length === 0) return NOTHING;
 
-      const reservationId = randomUUID();
+      const reservationId = `${reservationPrefix}${(++reservations).toString(36)}`;
       let out: AdmitOutput | undefined;
       let onRedis = false;
       if (remote && redisUsable()) {
@@ -217,11 +228,13 @@ export function createLimits(deps: LimitsDeps): Limits {
       metrics.decision('admitted', degraded);
 
       let settled = false;
+      let charged: SettleInput | undefined;
       const settle = async (usage: ActualUsage | undefined) => {
         if (settled) return;
         settled = true;
         try {
           const work = settlement(snapshot, subject.organisationId, plan, reservationId, usage);
+          charged = work;
           if (!work) return;
           const result = await run('settle', work, (store, i) => store.settle(i), !onRedis);
           plan.budgets.forEach((b, j) => {
@@ -234,7 +247,8 @@ export function createLimits(deps: LimitsDeps): Limits {
           log.error({ err }, 'limits: settlement failed');
         }
       };
-      return { headers, degraded, settle };
+      const admitted = plan;
+      return { headers, degraded, settle, usageCharges: () => usageCharges(admitted, charged) };
     },
   };
 }

@@ -15,7 +15,7 @@ import {
 } from '@aigw/proto';
 import type { Snapshot } from '../snapshot/index.js';
 import { groupValue, matchesAll } from './conditions.js';
-import { type Period, periodAt } from './periods.js';
+import { type Period, type PeriodSpec, periodAt } from './periods.js';
 import type { LimitSubject } from './subject.js';
 
 /** Names what limited a request in error codes (`<kind>_rate_limited`). */
@@ -49,6 +49,11 @@ export interface BudgetItem {
   /** Amount reserved at admission (micro-USD or tokens). */
   readonly estimate: number;
   readonly owner: LimitOwner;
+  /**
+   * The usage ledger's group of this counter (RequestEvent.usage_charges): the policy's group, ''
+   * for an entity's own limit, `workspace_id=<id>` for an integration's per-workspace limit.
+   */
+  readonly chargeGroup: string;
 }
 
 export interface Plan {
@@ -56,12 +61,41 @@ export interface Plan {
   readonly budgets: readonly BudgetItem[];
 }
 
-export interface PlanOptions {
+/** Which limits kinds apply at all (POLICY_ENABLED, USAGE_LIMITS_ENABLED). */
+export interface PlanFlags {
   readonly policies: boolean;
   readonly usageLimits: boolean;
+}
+
+export interface PlanOptions extends PlanFlags {
   readonly nowMs: number;
   /** The reservation of one request for a budget of this type (called only when one applies). */
   readonly estimate: (type: 'cost' | 'tokens') => number;
+}
+
+/** A budget of a template: all but its period, which moves with time. */
+interface BudgetSlot {
+  /** The counter key without its period start. */
+  readonly prefix: string;
+  readonly type: BudgetItem['type'];
+  readonly limit: number;
+  readonly threshold: number | undefined;
+  readonly spec: PeriodSpec;
+  readonly owner: LimitOwner;
+  readonly chargeGroup: string;
+}
+
+/**
+ * What applies to one subject in one snapshot, before time and the request's estimate: the rate
+ * counters (fixed) and the budgets (their keys end with the period start, computed per request).
+ */
+export interface PlanTemplate {
+  readonly rates: readonly RateItem[];
+  readonly budgets: readonly BudgetSlot[];
+  /** Two budgets may fall on one counter (same entity and type, periods that can start together). */
+  readonly mergeBudgets: boolean;
+  /** The last period of each budget, reused while the clock stays inside it. */
+  readonly periods: (Period | undefined)[];
 }
 
 const WINDOW_MS: Partial<Record<RateLimitUnit, number>> = {
@@ -76,22 +110,56 @@ const UNIT = { [RateLimitUnit.RPM]: 'rpm', [RateLimitUnit.RPH]: 'rph', [RateLimi
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
+/** The limits of one request at `nowMs`, with its estimates (a template instantiated at once). */
 export function buildPlan(snapshot: Snapshot, subject: LimitSubject, options: PlanOptions): Plan {
+  return instantiate(planTemplate(snapshot, subject, options), options.nowMs, options.estimate);
+}
+
+/** A template's plan at `nowMs`: each budget keyed by the period holding it, with its estimate. */
+export function instantiate(template: PlanTemplate, nowMs: number, estimate: PlanOptions['estimate']): Plan {
+  const slots = template.budgets;
+  if (slots.length === 0) return { rates: template.rates, budgets: [] };
+  const budgets: BudgetItem[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots[i] as BudgetSlot;
+    let period = template.periods[i];
+    // A period is [start, end): the same one holds while the clock is inside it (FOREVER always).
+    if (!period || (period.endMs !== 0 && (nowMs < period.startMs || nowMs >= period.endMs))) {
+      period = periodAt(slot.spec, nowMs);
+      template.periods[i] = period;
+    }
+    budgets.push({
+      key: `${slot.prefix}${period.startMs}`,
+      type: slot.type,
+      limit: slot.limit,
+      threshold: slot.threshold,
+      period,
+      estimate: estimate(slot.type),
+      owner: slot.owner,
+      chargeGroup: slot.chargeGroup,
+    });
+  }
+  if (!template.mergeBudgets) return { rates: template.rates, budgets };
+  const merged = new Map<string, BudgetItem>();
+  for (const item of budgets) {
+    const held = merged.get(item.key);
+    if (!held || item.limit < held.limit) merged.set(item.key, item);
+  }
+  return { rates: template.rates, budgets: [...merged.values()] };
+}
+
+/** The limits that apply to `subject` in `snapshot`, independent of time (see PlanTemplate). */
+export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: PlanFlags): PlanTemplate {
   const rates = new Map<string, RateItem>();
-  const budgets = new Map<string, BudgetItem>();
+  const budgets: BudgetSlot[] = [];
   const tag = `lim:{${subject.organisationId}}`;
   const addRate = (item: RateItem) => {
     const held = rates.get(item.key);
     // Two equal limits on one entity share a counter: keep the stricter, charge once.
     if (!held || item.limit < held.limit) rates.set(item.key, item);
   };
-  const addBudget = (item: BudgetItem) => {
-    const held = budgets.get(item.key);
-    if (!held || item.limit < held.limit) budgets.set(item.key, item);
-  };
-  const estimateOf = options.estimate;
 
-  if (options.policies) {
+  if (flags.policies) {
     for (const policy of applicable(snapshot, subject, EntityKind.RATE_LIMIT_POLICY)) {
       if (policy.body?.$case !== 'rateLimitPolicy') continue;
       const p = policy.body.value;
@@ -102,22 +170,21 @@ export function buildPlan(snapshot: Snapshot, subject: LimitSubject, options: Pl
       const owner = policyOwner(policy, group);
       addRate({ key: `${tag}:r:p:${policy.id}:${digest(group)}`, type, limit: p.value, windowMs, owner });
     }
-    if (options.usageLimits) {
+    if (flags.usageLimits) {
       for (const policy of applicable(snapshot, subject, EntityKind.USAGE_LIMIT_POLICY)) {
         if (policy.body?.$case !== 'usageLimitPolicy') continue;
         const p = policy.body.value;
         const type = usageType(p.type);
         if (!type || !matchesAll(p.conditions, subject)) continue;
         const group = groupValue(p.groupBy, subject);
-        const period = periodAt(p, options.nowMs);
-        addBudget({
-          key: `${tag}:u:p:${policy.id}:${digest(group)}:${period.startMs}`,
+        budgets.push({
+          prefix: `${tag}:u:p:${policy.id}:${digest(group)}:`,
           type,
           limit: p.creditLimit,
           threshold: p.alertThreshold,
-          period,
-          estimate: estimateOf(type),
+          spec: p,
           owner: policyOwner(policy, group),
+          chargeGroup: group,
         });
       }
     }
@@ -126,10 +193,11 @@ export function buildPlan(snapshot: Snapshot, subject: LimitSubject, options: Pl
   const entityLimits = (
     owner: Omit<LimitOwner, 'group'>,
     scope: string,
-    groupPrefix: string,
+    chargeGroup: string,
     rateLimits: readonly RateLimit[],
     usageLimits: readonly UsageLimit[],
   ) => {
+    const groupPrefix = chargeGroup === '' ? '' : `${chargeGroup}&`;
     for (const limit of rateLimits) {
       const type = rateType(limit.type);
       const windowMs = WINDOW_MS[limit.unit];
@@ -142,19 +210,18 @@ export function buildPlan(snapshot: Snapshot, subject: LimitSubject, options: Pl
         owner: { ...owner, group: `${groupPrefix}type=${type}` },
       });
     }
-    if (!options.usageLimits) return;
+    if (!flags.usageLimits) return;
     for (const limit of usageLimits) {
       const type = usageType(limit.type);
       if (!type) continue;
-      const period = periodAt(limit, options.nowMs);
-      addBudget({
-        key: `${tag}:u:${scope}:${type}:${period.startMs}`,
+      budgets.push({
+        prefix: `${tag}:u:${scope}:${type}:`,
         type,
         limit: limit.creditLimit,
         threshold: limit.alertThreshold,
-        period,
-        estimate: estimateOf(type),
+        spec: limit,
         owner: { ...owner, group: `${groupPrefix}type=${type}` },
+        chargeGroup,
       });
     }
   };
@@ -179,10 +246,16 @@ export function buildPlan(snapshot: Snapshot, subject: LimitSubject, options: Pl
       id: iw.integrationId,
       workspaceId: iw.workspaceId,
     };
-    const prefix = `workspace_id=${encodeURIComponent(iw.workspaceId)}&`;
-    entityLimits(owner, `iw:${iw.integrationId}:${iw.workspaceId}`, prefix, iw.rateLimits, iw.usageLimits);
+    const group = `workspace_id=${encodeURIComponent(iw.workspaceId)}`;
+    entityLimits(owner, `iw:${iw.integrationId}:${iw.workspaceId}`, group, iw.rateLimits, iw.usageLimits);
   }
-  return { rates: [...rates.values()], budgets: [...budgets.values()] };
+  const prefixes = new Set(budgets.map((b) => b.prefix));
+  return {
+    rates: [...rates.values()],
+    budgets,
+    mergeBudgets: prefixes.size < budgets.length,
+    periods: budgets.map(() => undefined),
+  };
 }
 
 /** Active policies of the organisation, organisation-level or of the request's workspace. */

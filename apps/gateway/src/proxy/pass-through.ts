@@ -297,6 +297,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       const usage =
         outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
       void admission.settle(usage);
+      facts.usageCharges = admission.usageCharges;
     }
     deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };
