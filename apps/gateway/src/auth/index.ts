@@ -31,7 +31,7 @@ export {
 } from './request-access.js';
 export { requestModel } from './request-model.js';
 export { type SavedConfig, SavedConfigs } from './saved-config.js';
-export { resolveGuardrailRefs } from './saved-guardrails.js';
+export { resolveGuardrailRefs, savedGuardrailIds } from './saved-guardrails.js';
 export {
   type TargetLimitScope,
   type TargetOf,

@@ -62,13 +62,14 @@ function guardrail(
   };
 }
 
-function ask(config: unknown, content: string) {
+function ask(config: unknown, content: string, headers: Record<string, string> = {}) {
   return fetch(`${gw.base}/v1/chat/completions`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-service-api-key': KEY,
       'x-service-config': typeof config === 'string' ? config : JSON.stringify(config),
+      ...headers,
     },
     body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] }),
   });
@@ -112,13 +113,17 @@ afterAll(async () => {
 describe('saved guardrails in configs', () => {
   it('a guardrail named by slug denies (446) without calling the provider, and passes clean requests', async () => {
     gw.mock.clear();
-    const denied = await ask(withGuard('no-secrets'), 'the secret is 42');
+    const trace = randomUUID();
+    const denied = await ask(withGuard('no-secrets'), 'the secret is 42', { 'x-service-trace-id': trace });
     expect(denied.status).toBe(446);
     const body = (await denied.json()) as {
       hook_results: { before_request_hooks: { id: string; deny: boolean }[] };
     };
     expect(body.hook_results.before_request_hooks[0]).toMatchObject({ id: 'no-secrets', deny: true });
     expect(gw.mock.requests).toEqual([]);
+    // The request event names the saved guardrail by its id.
+    const event = await gw.eventFor(trace);
+    expect(event.guardrailResults).toMatchObject([{ guardrailId: GUARD_ID, denied: true }]);
     const passed = await ask(withGuard('no-secrets'), 'hello');
     expect(passed.status).toBe(200);
     expect(gw.mock.requests).toHaveLength(1);

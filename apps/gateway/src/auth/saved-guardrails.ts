@@ -33,6 +33,10 @@ const refsOf = new WeakMap<NormalisedConfig, readonly Ref[]>();
 const resolutions = new WeakMap<NormalisedConfig, Map<string, Resolved>>();
 /** A guardrail entity's definition as an inline guardrail (entities are immutable: one per version). */
 const converted = new WeakMap<Entity, Guardrail | Error>();
+/** The saved guardrail each converted definition came from (request events' `guardrail_id`). */
+const savedIds = new WeakMap<Guardrail, string>();
+/** Per resolved config: the saved guardrails' ids by the label their results carry. */
+const idsByLabel = new WeakMap<NormalisedConfig, ReadonlyMap<string, string>>();
 
 /**
  * The config with every saved-guardrail ref replaced by its definition. Throws 400
@@ -183,5 +187,34 @@ function convert(entity: EntityOf<'guardrail'>): Guardrail | Error {
     return new Error(`${name} has a definition this gateway cannot run (${why})`);
   }
   // Labelled by its slug in hook_results and request events, as the config named it.
-  return Object.freeze({ ...parsed, id: slug });
+  const guardrail = Object.freeze({ ...parsed, id: slug });
+  savedIds.set(guardrail, entity.id);
+  return guardrail;
+}
+
+/**
+ * The saved guardrails of a resolved config, by the label their results carry (the slug). A label
+ * an inline guardrail of the config also uses is left out: its results cannot be told apart.
+ */
+export function savedGuardrailIds(config: NormalisedConfig): ReadonlyMap<string, string> {
+  let ids = idsByLabel.get(config);
+  if (ids) return ids;
+  const found = new Map<string, string>();
+  const ambiguous = new Set<string>();
+  const walk = (node: ConfigNode) => {
+    for (const list of [node.settings.input_guardrails, node.settings.output_guardrails]) {
+      for (const g of list ?? []) {
+        if (g.id === undefined) continue;
+        const id = savedIds.get(g);
+        if (id === undefined || (found.has(g.id) && found.get(g.id) !== id)) ambiguous.add(g.id);
+        else found.set(g.id, id);
+      }
+    }
+    for (const target of node.targets) walk(target);
+  };
+  walk(config);
+  for (const label of ambiguous) found.delete(label);
+  ids = found;
+  idsByLabel.set(config, ids);
+  return ids;
 }

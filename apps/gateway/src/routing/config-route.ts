@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
-import { type LeafResolver, requestModel, settledUsage } from '../auth/index.js';
+import { type LeafResolver, requestModel, savedGuardrailIds, settledUsage } from '../auth/index.js';
 import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
 import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';
@@ -153,6 +153,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
     // Async guardrails report after the answer went out: the event waits for them, the client does not.
     const guardrailResults = await report.guardrailResults;
     const { attempts, answered: _a, cacheStatus, guardrailResults: _, ...rest } = report;
-    return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults) };
+    const savedIds = parts.managed && guardrailResults.length > 0 ? savedGuardrailIds(routed) : undefined;
+    return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults, savedIds) };
   };
 }

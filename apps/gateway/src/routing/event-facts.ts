@@ -27,6 +27,8 @@ export function routingFacts(
   attempts: readonly AttemptRecord[],
   cacheStatus: CacheStatusHeader,
   guardrails: readonly StagedGuardrailResult[],
+  /** Saved guardrails' ids by their results' label (control-plane mode; auth/saved-guardrails.ts). */
+  savedIds?: ReadonlyMap<string, string>,
 ): RoutingFacts {
   return {
     attempts: attempts.map((a) => ({
@@ -47,8 +49,8 @@ export function routingFacts(
     })),
     cacheStatus: CACHE_STATUS[cacheStatus],
     guardrailResults: guardrails.map((g) => ({
-      // The contract's id is a saved guardrail's; every guardrail a standalone gateway runs is inline.
-      guardrailId: '',
+      // The contract's id is a saved guardrail's: inline ones (all of a standalone gateway's) have none.
+      guardrailId: savedIds?.get(g.id) ?? '',
       stage: g.stage === 'input' ? GuardrailStage.INPUT : GuardrailStage.OUTPUT,
       verdict: g.verdict,
       denied: g.denied,
