@@ -99,6 +99,8 @@ beforeAll(async () => {
     guardrail(OTHER_WS_GUARD, ORG, OTHER_WS, 'elsewhere', ['secret']),
     guardrail(randomUUID(), ORG, '', 'org-guard', ['orgword']),
     guardrail(randomUUID(), OTHER_ORG, '', 'foreign-org-guard', ['secret']),
+    // Same slug in another organisation, later in the snapshot: it must not shadow this one.
+    guardrail(randomUUID(), OTHER_ORG, '', 'org-guard', ['secret']),
     guardrail(randomUUID(), ORG, WS, 'archived', ['secret'], { status: EntityStatus.ARCHIVED }),
     guardrail(randomUUID(), ORG, WS, 'partner', ['x'], { checkId: 'partner.acme' }),
     savedConfig(CONFIG_ID, ORG, WS, 'guarded', withGuard('no-secrets')),
@@ -143,6 +145,7 @@ describe('saved guardrails in configs', () => {
   it("the organisation's own guardrails resolve in every workspace of it", async () => {
     expect((await ask(withGuard('org-guard'), 'an orgword here')).status).toBe(446);
     expect((await ask(withGuard('org-guard'), 'fine')).status).toBe(200);
+    expect((await ask(withGuard('org-guard'), 'a secret')).status).toBe(200);
   });
 
   it("another workspace's or organisation's guardrail does not resolve, by slug nor by id", async () => {
