@@ -1,0 +1,64 @@
+// What saved guardrails add to a config request in control-plane mode: resolving a config's refs
+// when the snapshot has not changed them (the common case), and after a snapshot change elsewhere.
+import { randomUUID } from 'node:crypto';
+import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import { bench, describe } from 'vitest';
+import { parseInlineConfig } from '../routing/config-header.js';
+import { Snapshot } from '../snapshot/index.js';
+import { resolveGuardrailRefs } from './saved-guardrails.js';
+
+const ORG = randomUUID();
+const WS = randomUUID();
+
+function guardrail(slug: string, version = 1): Entity {
+  return {
+    kind: EntityKind.GUARDRAIL,
+    id: randomUUID(),
+    version,
+    tombstone: false,
+    organisationId: ORG,
+    workspaceId: WS,
+    updatedAtMs: 0,
+    body: {
+      $case: 'guardrail',
+      value: {
+        name: slug,
+        slug,
+        status: EntityStatus.ACTIVE,
+        bodyJson: JSON.stringify({
+          checks: [{ id: 'contains', parameters: { words: ['secret'], operator: 'none' } }],
+          actions: { deny: true },
+          async: false,
+        }),
+      },
+    },
+  };
+}
+
+const guards = Array.from({ length: 1000 }, (_, i) => guardrail(`g-${i}`));
+let snapshot = Snapshot.of(guards, 1);
+const config = parseInlineConfig(
+  JSON.stringify({
+    strategy: { mode: 'fallback' },
+    input_guardrails: ['g-1', 'g-2'],
+    targets: [{ provider: 'openai' }, { provider: 'anthropic', output_guardrails: ['g-3'] }],
+  }),
+  'managed',
+);
+const plain = parseInlineConfig(JSON.stringify({ provider: 'openai' }), 'managed');
+let n = 0;
+
+describe('saved guardrail refs per request', () => {
+  bench('config without refs', () => {
+    resolveGuardrailRefs(plain, snapshot, ORG, WS);
+  });
+
+  bench('3 refs, unchanged snapshot (resolved tree reused)', () => {
+    resolveGuardrailRefs(config, snapshot, ORG, WS);
+  });
+
+  bench('3 refs, one of them edited in every snapshot (tree rebuilt)', () => {
+    snapshot = snapshot.withChanges([{ ...guardrail('g-2', ++n + 1), id: (guards[2] as Entity).id }]);
+    resolveGuardrailRefs(config, snapshot, ORG, WS);
+  });
+});
