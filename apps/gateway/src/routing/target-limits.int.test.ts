@@ -57,7 +57,7 @@ interface Setup {
   readonly ws: string;
   /** Provider ids by slug (`a`, `b`). */
   readonly ids: Record<string, string>;
-  call(config: unknown, headers?: Record<string, string>): Promise<Response>;
+  call(config: unknown, headers?: Record<string, string>, body?: unknown): Promise<Response>;
 }
 
 /** Providers `@a` and `@b` (both the mock) with the given own limits, plus extra entities. */
@@ -95,7 +95,7 @@ async function start(
     org,
     ws,
     ids,
-    call: (config, headers = {}) =>
+    call: (config, headers = {}, body = chat) =>
       fetch(`${current.base}/v1/chat/completions`, {
         method: 'POST',
         headers: {
@@ -104,7 +104,7 @@ async function start(
           'x-service-config': JSON.stringify(config),
           ...headers,
         },
-        body: JSON.stringify(chat),
+        body: JSON.stringify(body),
       }),
   };
 }
@@ -178,6 +178,27 @@ describe('limits of config targets', () => {
     // Its reservation is released, and the provider the config did not call is not charged.
     expect(Number((await redis.client.hget(key, 'r')) ?? 0)).toBe(0);
     expect(await redis.client.hget(budgetKey(s.org, s.ids.a as string), 'u')).toBeNull();
+  });
+
+  test("a streamed answer's usage (its last chunks) settles the answering provider", async ({ redis }) => {
+    const s = await start(redis.client, { b: { usage: [tokensBudget(1_000_000)] } });
+    const streamed = { ...chat, stream: true, stream_options: { include_usage: true } };
+    const res = await s.call({ provider: '@b' }, {}, streamed);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const usage = text
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map((line) => JSON.parse(line.slice(6)) as { usage?: { total_tokens: number } })
+      .find((chunk) => chunk.usage)?.usage;
+    expect(usage?.total_tokens).toBeGreaterThan(0);
+    const key = budgetKey(s.org, s.ids.b as string);
+    let charged: string | null = null;
+    for (let i = 0; i < 50 && charged !== String(usage?.total_tokens); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      charged = await redis.client.hget(key, 'u');
+    }
+    expect(charged).toBe(String(usage?.total_tokens));
   });
 
   test('a provider policy applies per target; a workspace policy counts each request once', async ({
