@@ -12,3 +12,4 @@ export * from './gen/aigw/v1/request_event.js';
 export * from './gen/aigw/v1/snapshot.js';
 export * from './nats-subjects.js';
 export * from './snapshot-checksum.js';
+export * from './usage-periods.js';

@@ -109,6 +109,7 @@ const logsService: LogsServiceServer = {
   createExport: unimplemented,
   getExport: unimplemented,
   listExports: unimplemented,
+  getUsage: unimplemented,
   downloadExport(call) {
     call.destroy(Object.assign(new Error('not part of this test'), { code: status.UNIMPLEMENTED }));
   },

@@ -22,6 +22,7 @@ import {
 } from "@grpc/grpc-js";
 import { AuditEvent, AuditOutcome, auditOutcomeFromJSON, auditOutcomeToJSON } from "./audit_event.js";
 import { Actor, Cost, TokenUsage } from "./common.js";
+import { EntityKind, entityKindFromJSON, entityKindToJSON } from "./entities.js";
 import { CacheStatus, cacheStatusFromJSON, cacheStatusToJSON, RequestEvent } from "./request_event.js";
 
 /**
@@ -1071,6 +1072,68 @@ export interface DownloadExportResponse {
   contentType: string;
   /** Suggested file name (first chunk only). */
   filename: string;
+}
+
+/** One usage counter: an owner, a group and a period, as the usage ledger keys them. */
+export interface UsageQuery {
+  /**
+   * Whose limit: API_KEY, WORKSPACE, PROVIDER, INTEGRATION, VIRTUAL_KEY (limits set on the entity)
+   * or USAGE_LIMIT_POLICY.
+   */
+  ownerKind: EntityKind;
+  /** Id of that entity (of the policy for USAGE_LIMIT_POLICY). */
+  ownerId: string;
+  /**
+   * The group, matched exactly: empty for a limit set on an entity, `workspace_id=<id>` for an
+   * integration's per-workspace limit, a policy's group value (`key=value` pairs in group_by order,
+   * URI-encoded, joined by `&`, as UsageAlertEvent.group_value).
+   */
+  groupValue: string;
+  /**
+   * When not empty, group_value is ignored: the usage of every group of the owner and period whose
+   * group value holds all of these `key=value` pairs is summed (one entity's usage under a policy
+   * that also groups by other keys).
+   */
+  groupParts: string[];
+  /**
+   * Start of the period in ms since the epoch, as the gateway's period function gives it (0 for a
+   * limit that never resets).
+   */
+  periodStartMs: number;
+}
+
+/** Usage recorded for one UsageQuery; zeros when the ledger has nothing. */
+export interface UsageAmount {
+  /** Cost in micro-USD. */
+  costMicros: number;
+  /** The same cost in USD (fractional). */
+  costUsd: number;
+  /** Input plus output tokens. */
+  tokens: number;
+  /** Requests counted. */
+  requests: number;
+}
+
+/**
+ * Request of GetUsage. INVALID_ARGUMENT for an owner kind without usage limits or more than 1000
+ * queries.
+ */
+export interface GetUsageRequest {
+  /**
+   * Only organisation_id applies (required): the ledger has no workspace, so the control plane
+   * asks only about entities the caller may read.
+   */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** The counters to read, at most 1000. */
+  queries: UsageQuery[];
+}
+
+/** Response of GetUsage. */
+export interface GetUsageResponse {
+  /** One amount per query, in the order of the queries. */
+  usage: UsageAmount[];
 }
 
 function createBaseCallerContext(): CallerContext {
@@ -6371,6 +6434,440 @@ export const DownloadExportResponse: MessageFns<DownloadExportResponse> = {
   },
 };
 
+function createBaseUsageQuery(): UsageQuery {
+  return { ownerKind: 0, ownerId: "", groupValue: "", groupParts: [], periodStartMs: 0 };
+}
+
+export const UsageQuery: MessageFns<UsageQuery> = {
+  encode(message: UsageQuery, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.ownerKind !== 0) {
+      writer.uint32(8).int32(message.ownerKind);
+    }
+    if (message.ownerId !== "") {
+      writer.uint32(18).string(message.ownerId);
+    }
+    if (message.groupValue !== "") {
+      writer.uint32(26).string(message.groupValue);
+    }
+    for (const v of message.groupParts) {
+      writer.uint32(34).string(v!);
+    }
+    if (message.periodStartMs !== 0) {
+      writer.uint32(40).int64(message.periodStartMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageQuery {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageQuery();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.ownerKind = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.ownerId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.groupValue = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.groupParts.push(reader.string());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.periodStartMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageQuery {
+    return {
+      ownerKind: isSet(object.ownerKind)
+        ? entityKindFromJSON(object.ownerKind)
+        : isSet(object.owner_kind)
+        ? entityKindFromJSON(object.owner_kind)
+        : 0,
+      ownerId: isSet(object.ownerId)
+        ? globalThis.String(object.ownerId)
+        : isSet(object.owner_id)
+        ? globalThis.String(object.owner_id)
+        : "",
+      groupValue: isSet(object.groupValue)
+        ? globalThis.String(object.groupValue)
+        : isSet(object.group_value)
+        ? globalThis.String(object.group_value)
+        : "",
+      groupParts: globalThis.Array.isArray(object?.groupParts)
+        ? object.groupParts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.group_parts)
+        ? object.group_parts.map((e: any) => globalThis.String(e))
+        : [],
+      periodStartMs: isSet(object.periodStartMs)
+        ? globalThis.Number(object.periodStartMs)
+        : isSet(object.period_start_ms)
+        ? globalThis.Number(object.period_start_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: UsageQuery): unknown {
+    const obj: any = {};
+    if (message.ownerKind !== 0) {
+      obj.ownerKind = entityKindToJSON(message.ownerKind);
+    }
+    if (message.ownerId !== "") {
+      obj.ownerId = message.ownerId;
+    }
+    if (message.groupValue !== "") {
+      obj.groupValue = message.groupValue;
+    }
+    if (message.groupParts?.length) {
+      obj.groupParts = message.groupParts;
+    }
+    if (message.periodStartMs !== 0) {
+      obj.periodStartMs = Math.round(message.periodStartMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageQuery>, I>>(base?: I): UsageQuery {
+    return UsageQuery.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageQuery>, I>>(object: I): UsageQuery {
+    const message = createBaseUsageQuery();
+    message.ownerKind = object.ownerKind ?? 0;
+    message.ownerId = object.ownerId ?? "";
+    message.groupValue = object.groupValue ?? "";
+    message.groupParts = object.groupParts?.map((e) => e) || [];
+    message.periodStartMs = object.periodStartMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseUsageAmount(): UsageAmount {
+  return { costMicros: 0, costUsd: 0, tokens: 0, requests: 0 };
+}
+
+export const UsageAmount: MessageFns<UsageAmount> = {
+  encode(message: UsageAmount, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.costMicros !== 0) {
+      writer.uint32(8).int64(message.costMicros);
+    }
+    if (message.costUsd !== 0) {
+      writer.uint32(17).double(message.costUsd);
+    }
+    if (message.tokens !== 0) {
+      writer.uint32(24).int64(message.tokens);
+    }
+    if (message.requests !== 0) {
+      writer.uint32(32).int64(message.requests);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageAmount {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageAmount();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.costMicros = longToNumber(reader.int64());
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.costUsd = reader.double();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.tokens = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.requests = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageAmount {
+    return {
+      costMicros: isSet(object.costMicros)
+        ? globalThis.Number(object.costMicros)
+        : isSet(object.cost_micros)
+        ? globalThis.Number(object.cost_micros)
+        : 0,
+      costUsd: isSet(object.costUsd)
+        ? globalThis.Number(object.costUsd)
+        : isSet(object.cost_usd)
+        ? globalThis.Number(object.cost_usd)
+        : 0,
+      tokens: isSet(object.tokens) ? globalThis.Number(object.tokens) : 0,
+      requests: isSet(object.requests) ? globalThis.Number(object.requests) : 0,
+    };
+  },
+
+  toJSON(message: UsageAmount): unknown {
+    const obj: any = {};
+    if (message.costMicros !== 0) {
+      obj.costMicros = Math.round(message.costMicros);
+    }
+    if (message.costUsd !== 0) {
+      obj.costUsd = floatToJson(message.costUsd);
+    }
+    if (message.tokens !== 0) {
+      obj.tokens = Math.round(message.tokens);
+    }
+    if (message.requests !== 0) {
+      obj.requests = Math.round(message.requests);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageAmount>, I>>(base?: I): UsageAmount {
+    return UsageAmount.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageAmount>, I>>(object: I): UsageAmount {
+    const message = createBaseUsageAmount();
+    message.costMicros = object.costMicros ?? 0;
+    message.costUsd = object.costUsd ?? 0;
+    message.tokens = object.tokens ?? 0;
+    message.requests = object.requests ?? 0;
+    return message;
+  },
+};
+
+function createBaseGetUsageRequest(): GetUsageRequest {
+  return { caller: undefined, queries: [] };
+}
+
+export const GetUsageRequest: MessageFns<GetUsageRequest> = {
+  encode(message: GetUsageRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.queries) {
+      UsageQuery.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.queries.push(UsageQuery.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsageRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      queries: globalThis.Array.isArray(object?.queries) ? object.queries.map((e: any) => UsageQuery.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetUsageRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.queries?.length) {
+      obj.queries = message.queries.map((e) => UsageQuery.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageRequest>, I>>(base?: I): GetUsageRequest {
+    return GetUsageRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageRequest>, I>>(object: I): GetUsageRequest {
+    const message = createBaseGetUsageRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.queries = object.queries?.map((e) => UsageQuery.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetUsageResponse(): GetUsageResponse {
+  return { usage: [] };
+}
+
+export const GetUsageResponse: MessageFns<GetUsageResponse> = {
+  encode(message: GetUsageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.usage) {
+      UsageAmount.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetUsageResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetUsageResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.usage.push(UsageAmount.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetUsageResponse {
+    return {
+      usage: globalThis.Array.isArray(object?.usage) ? object.usage.map((e: any) => UsageAmount.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: GetUsageResponse): unknown {
+    const obj: any = {};
+    if (message.usage?.length) {
+      obj.usage = message.usage.map((e) => UsageAmount.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetUsageResponse>, I>>(base?: I): GetUsageResponse {
+    return GetUsageResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetUsageResponse>, I>>(object: I): GetUsageResponse {
+    const message = createBaseGetUsageResponse();
+    message.usage = object.usage?.map((e) => UsageAmount.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 /** Request logs, analytics, audit records, feedback and log exports. */
 export type LogsServiceService = typeof LogsServiceService;
 export const LogsServiceService = {
@@ -6512,6 +7009,19 @@ export const LogsServiceService = {
       Buffer.from(DownloadExportResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DownloadExportResponse => DownloadExportResponse.decode(value),
   },
+  /**
+   * Reads usage-limit counters from the usage ledger (the control plane's `current_usage`), one
+   * answer per query, in order. Only the caller's organisation applies.
+   */
+  getUsage: {
+    path: "/aigw.v1.LogsService/GetUsage" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetUsageRequest): Buffer => Buffer.from(GetUsageRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetUsageRequest => GetUsageRequest.decode(value),
+    responseSerialize: (value: GetUsageResponse): Buffer => Buffer.from(GetUsageResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetUsageResponse => GetUsageResponse.decode(value),
+  },
 } as const;
 
 export interface LogsServiceServer extends UntypedServiceImplementation {
@@ -6548,6 +7058,11 @@ export interface LogsServiceServer extends UntypedServiceImplementation {
   listExports: handleUnaryCall<ListExportsRequest, ListExportsResponse>;
   /** Streams the file of a SUCCEEDED export in chunks; FAILED_PRECONDITION before it succeeded. */
   downloadExport: handleServerStreamingCall<DownloadExportRequest, DownloadExportResponse>;
+  /**
+   * Reads usage-limit counters from the usage ledger (the control plane's `current_usage`), one
+   * answer per query, in order. Only the caller's organisation applies.
+   */
+  getUsage: handleUnaryCall<GetUsageRequest, GetUsageResponse>;
 }
 
 export interface LogsServiceClient extends Client {
@@ -6746,6 +7261,25 @@ export interface LogsServiceClient extends Client {
     metadata?: Metadata,
     options?: Partial<CallOptions>,
   ): ClientReadableStream<DownloadExportResponse>;
+  /**
+   * Reads usage-limit counters from the usage ledger (the control plane's `current_usage`), one
+   * answer per query, in order. Only the caller's organisation applies.
+   */
+  getUsage(
+    request: GetUsageRequest,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  getUsage(
+    request: GetUsageRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
+  getUsage(
+    request: GetUsageRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetUsageResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const LogsServiceClient = makeGenericClientConstructor(LogsServiceService, "aigw.v1.LogsService") as unknown as {
