@@ -35,6 +35,7 @@ import { getGroups } from '../query/groups.query.js';
 import { getLog, listLogs } from '../query/logs.query.js';
 import { QueryError } from '../query/query-error.js';
 import { getSummary } from '../query/summary.query.js';
+import { getUsage } from '../query/usage.query.js';
 
 export interface LogsServiceDeps {
   readonly db: Kysely<LogsDatabase>;
@@ -91,6 +92,7 @@ export function logsService(deps: LogsServiceDeps): GrpcService {
     }),
     getExport: unary('GetExport', async (r) => ({ export: toExport(await getExport(db, r.caller, r.id)) })),
     listExports: unary('ListExports', (r) => listExports(db, r.caller, r)),
+    getUsage: unary('GetUsage', (r) => getUsage(db, r)),
     downloadExport(call: ServerWritableStream<DownloadExportRequest, DownloadExportResponse>) {
       if (!authorised(call.metadata)) {
         // grpc-js sends a server stream's status from an emitted error.
