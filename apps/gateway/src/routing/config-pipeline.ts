@@ -53,6 +53,11 @@ export interface ConfigRunReport {
   readonly attempts: readonly AttemptRecord[];
   /** The attempt whose answer the client got (none for hits, gateway errors and failed calls). */
   readonly answered: AttemptRecord | undefined;
+  /**
+   * The provider's answer when the gateway held it whole (output guardrails): its usage counts even
+   * when a guardrail replaced what the client got (446/246).
+   */
+  readonly heldAnswer?: { readonly contentType: string | undefined; readonly body: Buffer };
   readonly cacheStatus: CacheStatus;
   /** The gateway answered itself (an error, a guardrail's 446). */
   readonly gatewayError?: { code: string; message: string; type: string; status: number };
@@ -97,7 +102,14 @@ export async function runConfig(
   const last = caller.attempts.at(-1);
   const answered = last && (outcome.kind === 'response' || outcome.kind === 'held') ? last : undefined;
   if (answered) answered.endedAt = sent.result.endedAt;
-  return report(caller, sent.result, outcome, cacheStatus, sent.gatewayError, answered);
+  const held =
+    outcome.kind === 'held'
+      ? { contentType: outcome.headers?.['content-type'], body: outcome.body }
+      : undefined;
+  return {
+    ...report(caller, sent.result, outcome, cacheStatus, sent.gatewayError, answered),
+    heldAnswer: held,
+  };
 }
 
 function configHeaders(

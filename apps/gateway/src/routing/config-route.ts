@@ -48,7 +48,7 @@ export interface ConfigRequestParts {
 }
 
 export interface ConfigServed
-  extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'cacheStatus'> {
+  extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'heldAnswer' | 'cacheStatus'> {
   readonly routing: RoutingFacts;
 }
 
@@ -138,21 +138,24 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
     }
     if (targets?.any) {
       const answered = report.answered;
+      // A held answer is the provider's own (a guardrail may have replaced what the client got).
+      const held = report.heldAnswer;
+      const source = held
+        ? { type: held.contentType, head: held.body, tail: held.body }
+        : {
+            type: report.result.responseHeaders['content-type'],
+            head: usageTap?.complete(),
+            tail: usageTap?.tail(),
+          };
       const usage =
-        answered &&
-        usageTap &&
-        settledUsage(
-          report.result.responseHeaders['content-type'],
-          usageTap.complete(),
-          usageTap.tail(),
-          answered.model,
-          answered.provider,
-        );
+        answered && source.tail
+          ? settledUsage(source.type, source.head, source.tail, answered.model, answered.provider)
+          : undefined;
       targets.settle(answered, usage);
     }
     // Async guardrails report after the answer went out: the event waits for them, the client does not.
     const guardrailResults = await report.guardrailResults;
-    const { attempts, answered: _a, cacheStatus, guardrailResults: _, ...rest } = report;
+    const { attempts, answered: _a, heldAnswer: _h, cacheStatus, guardrailResults: _, ...rest } = report;
     const savedIds = parts.managed && guardrailResults.length > 0 ? savedGuardrailIds(routed) : undefined;
     return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults, savedIds) };
   };

@@ -201,6 +201,24 @@ describe('limits of config targets', () => {
     expect(charged).toBe(String(usage?.total_tokens));
   });
 
+  test("an answer an output guardrail denied still charges the provider's tokens", async ({ redis }) => {
+    const s = await start(redis.client, { b: { usage: [tokensBudget(1_000_000)] } });
+    const noEcho = {
+      deny: true,
+      checks: [{ id: 'contains', parameters: { words: ['ping'], operator: 'none' } }],
+    };
+    const res = await s.call({ provider: '@b', output_guardrails: [noEcho] });
+    expect(res.status).toBe(446);
+    expect(gw?.mock.requests).toHaveLength(1);
+    const key = budgetKey(s.org, s.ids.b as string);
+    let charged = 0;
+    for (let i = 0; i < 50 && charged === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      charged = Number((await redis.client.hget(key, 'u')) ?? 0);
+    }
+    expect(charged).toBeGreaterThan(0);
+  });
+
   test('a provider policy applies per target; a workspace policy counts each request once', async ({
     redis,
   }) => {
