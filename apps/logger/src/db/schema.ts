@@ -175,6 +175,10 @@ export interface UsageLedgerTable {
   tokens: ColumnType<string, number | bigint | string | undefined, number | bigint | string>;
   requests: ColumnType<string, number | bigint | string | undefined, number | bigint | string>;
   updated_at: DefaultedTimestamp;
+  /** The gateway's Redis counter of this row's cost (from RequestEvent.usage_charges); null when derived. */
+  cost_counter_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The same for tokens. */
+  tokens_counter_key: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface FeedbackTable {

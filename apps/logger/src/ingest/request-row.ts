@@ -2,6 +2,7 @@
 import { CacheStatus, type CapturedBody, RequestEvent, SCHEMA_VERSION } from '@aigw/proto';
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../db/schema.js';
+import { rememberUsageCharges } from '../ledger/usage-ledger.js';
 
 export type RequestLogRow = Insertable<RequestLogsTable>;
 
@@ -64,7 +65,7 @@ export function requestLogRow(event: RequestEvent): RequestLogRow {
     requestBody: undefined,
     responseBody: undefined,
   }).finish();
-  return {
+  const row: RequestLogRow = {
     id: event.id.toLowerCase(),
     received_at: new Date(event.receivedAtMs),
     completed_at: event.completedAtMs > 0 ? new Date(event.completedAtMs) : null,
@@ -119,6 +120,9 @@ export function requestLogRow(event: RequestEvent): RequestLogRow {
     gateway_instance_id: text(event.gatewayInstanceId),
     event: Buffer.from(withoutBodies.buffer, withoutBodies.byteOffset, withoutBodies.length),
   };
+  // The usage ledger charges exactly what the gateway says it charged (usage-ledger.ts).
+  if (event.usageChargesReported) rememberUsageCharges(row, event.usageCharges);
+  return row;
 }
 
 /** Served from the simple or semantic cache. */

@@ -1,7 +1,9 @@
 // Writes the ledger's totals of current periods into the gateway's Redis usage counters as a
 // monotonic max: a counter lower than the ledger (Redis lost its data, or restarted empty) is raised
-// to it; a higher one (charges the logger has not seen yet) is left alone. Keys and fields are the
-// gateway's (docs/limits.md "Budget counters for the logger's reconciliation").
+// to it; a higher one (charges the logger has not seen yet) is left alone. Rows charged from the
+// gateway's usage_charges name their counters (policies per group, every period kind); rows derived
+// the old way get the entity keys the gateway uses (docs/limits.md "Budget counters for the
+// logger's reconciliation").
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { LogsDatabase } from '../db/schema.js';
@@ -36,6 +38,37 @@ export function usageCounterKey(
   return `lim:{${entry.organisation_id}}:u:${entry.entity_kind}:${entry.entity_id}:${measure}:${entry.period_start.getTime()}`;
 }
 
+type LedgerRow = {
+  organisation_id: string;
+  entity_kind: string;
+  entity_id: string;
+  group_value: string;
+  period_start: Date;
+  cost_micros: string;
+  tokens: string;
+  cost_counter_key: string | null;
+  tokens_counter_key: string | null;
+};
+
+/** Entity kinds whose own limits the gateway keys as `<kind>:<id>` (usageCounterKey). */
+const ENTITY_KINDS = new Set(['api_key', 'workspace', 'provider', 'integration', 'virtual_key']);
+
+/** The counters of one ledger row and the value each must reach. */
+function counters(row: LedgerRow): [string, string][] {
+  if (row.cost_counter_key !== null || row.tokens_counter_key !== null) {
+    const out: [string, string][] = [];
+    if (row.cost_counter_key) out.push([row.cost_counter_key, row.cost_micros]);
+    if (row.tokens_counter_key) out.push([row.tokens_counter_key, row.tokens]);
+    return out;
+  }
+  // Derived rows (events that did not report charges): both measures of the entity's own limits.
+  if (row.group_value !== '' || !ENTITY_KINDS.has(row.entity_kind)) return [];
+  return [
+    [usageCounterKey(row, 'cost'), row.cost_micros],
+    [usageCounterKey(row, 'tokens'), row.tokens],
+  ];
+}
+
 export interface ReconcileResult {
   readonly entries: number;
   readonly raised: number;
@@ -65,9 +98,9 @@ export async function reconcileUsage(
         'period_end',
         'cost_micros',
         'tokens',
+        'cost_counter_key',
+        'tokens_counter_key',
       ])
-      // Policy ledgers (group values) are not kept yet; their keys need the group digest.
-      .where('group_value', '=', '')
       .where('period_start', '<=', now)
       .where('period_end', '>', now)
       .orderBy('entity_kind')
@@ -91,8 +124,7 @@ export async function reconcileUsage(
     for (const row of rows) {
       const expireAt =
         row.period_start.getTime() === forever ? '0' : String(row.period_end.getTime() + EXPIRY_GRACE_MS);
-      pipeline.eval(RAISE_TO, 1, usageCounterKey(row, 'cost'), row.cost_micros, expireAt);
-      pipeline.eval(RAISE_TO, 1, usageCounterKey(row, 'tokens'), row.tokens, expireAt);
+      for (const [key, value] of counters(row)) pipeline.eval(RAISE_TO, 1, key, value, expireAt);
     }
     const results = (await pipeline.exec()) ?? [];
     for (const [err, value] of results) {

@@ -4,10 +4,12 @@ import * as deadLetters from './0001-dead-letters.js';
 import * as requestLogs from './0002-request-logs.js';
 import * as records from './0003-records.js';
 import * as exportChunks from './0004-export-chunks.js';
+import * as usageLedgerCounterKeys from './0005-usage-ledger-counter-keys.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
   '0002-request-logs': requestLogs,
   '0003-records': records,
   '0004-export-chunks': exportChunks,
+  '0005-usage-ledger-counter-keys': usageLedgerCounterKeys,
 };
