@@ -250,6 +250,31 @@ describe('limits of config targets', () => {
     expect((await error(fourth)).code).toBe('policy_rate_limited');
   });
 
+  test("an integration's limits for the workspace apply to the providers over it", async ({ redis }) => {
+    const int = randomUUID();
+    const s = await start(redis.client, {}, (org, ws) => {
+      const shared = integration(int, org, {
+        credentials: { api_key: 'sk-m' },
+        options: { custom_host: `${gw?.mock.url}/v1` },
+      });
+      const body = shared.body?.$case === 'integration' ? shared.body.value : undefined;
+      const daily: RateLimit = { type: RateLimitType.REQUESTS, unit: RateLimitUnit.RPD, value: 1 };
+      const workspaces = [{ workspaceId: ws, enabled: true, rateLimits: [daily], usageLimits: [] }];
+      return [
+        {
+          ...shared,
+          body: { $case: 'integration', value: { ...(body as NonNullable<typeof body>), workspaces } },
+        },
+        provider(randomUUID(), org, ws, 'c', { integrationId: int }),
+      ];
+    });
+    const config = { strategy: { mode: 'fallback' }, targets: [{ provider: '@c' }, { provider: '@b' }] };
+    expect((await s.call(config)).headers.get('x-service-last-used-option-index')).toBe('config.targets[0]');
+    const second = await s.call(config);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-service-last-used-option-index')).toBe('config.targets[1]');
+  });
+
   test("a virtual key named by a target is limited by the virtual key's own limits", async ({ redis }) => {
     const s = await start(redis.client, {}, (org, ws, ids) => [
       withLimits(virtualKey(provider(ids.a as string, org, ws, 'a')), [
