@@ -56,6 +56,28 @@ describe('joinUrl', () => {
     expect(err).toMatchObject({ status: 400, code: 'bad_request', param: 'path' });
   });
 
+  it('hands out one checked URL per base, path and query, and a fresh one once a caller changed it', () => {
+    const first = joinUrl('https://api.openai.com/v1', '/chat/completions', '?a=1?b=2');
+    expect(first.href).toBe('https://api.openai.com/v1/chat/completions?a=1?b=2');
+    expect(joinUrl('https://api.openai.com/v1', '/chat/completions', '?a=1?b=2')).toBe(first);
+    expect(joinUrl('https://api.openai.com/v1', '/chat/completions', 'a=1?b=2')).toBe(first);
+    first.search = '?changed';
+    const again = joinUrl('https://api.openai.com/v1', '/chat/completions', '?a=1?b=2');
+    expect(again).not.toBe(first);
+    expect(again.href).toBe('https://api.openai.com/v1/chat/completions?a=1?b=2');
+  });
+
+  it('checks the same text cut at another place on its own', () => {
+    // Same joined text, different base: each pair is checked against its own base.
+    expect(joinUrl('https://x.test/v1', '/a/b', '').href).toBe('https://x.test/v1/a/b');
+    expect(joinUrl('https://x.test/v1/a', '/b', '').href).toBe('https://x.test/v1/a/b');
+    const err = rejected(() => joinUrl('https://x.test/v1/a/', '/../b', ''));
+    expect(err).toMatchObject({ status: 400, code: 'bad_request', param: 'path' });
+    expect(rejected(() => joinUrl('https://x.test/v1/a/', '/../b', ''))).toMatchObject({
+      code: 'bad_request',
+    });
+  });
+
   it('accepts dots inside segments', () => {
     expect(() => assertSafePath('/model/anthropic.claude-v2/invoke')).not.toThrow();
     expect(() => assertSafePath('/files/...')).not.toThrow();

@@ -63,20 +63,45 @@ export function assertSafePath(path: string): void {
   }
 }
 
+/** A URL joinUrl built and checked, with the parts it came from. */
+interface Joined {
+  readonly base: string;
+  readonly path: string;
+  /** `url.href` when built: a URL someone changed since is not handed out again. */
+  readonly href: string;
+  readonly url: URL;
+}
+
+/**
+ * URLs already joined, by their text (bounded): `new URL` was one of the largest costs of a
+ * request, and a gateway sees the same few endpoints over and over. Callers only read the URL
+ * (upstream request options, signing, the Host header); a copy is made where one is changed.
+ */
+const joined = new Map<string, Joined>();
+const MAX_JOINED = 1024;
+
 /**
  * `base + path + search` as a URL. The path is checked first, and the result must keep the base's
  * origin and path prefix: a provider path can only ever add to the base, never replace it.
  */
 export function joinUrl(base: string, path: string, search: string): URL {
-  assertSafePath(path);
   const query = search === '' || search.startsWith('?') ? search : `?${search}`;
-  const url = new URL(`${base}${path}${query}`);
+  const text = `${base}${path}${query}`;
+  const seen = joined.get(text);
+  // The same base and path (the same text could be cut differently), so the same checks passed.
+  if (seen !== undefined && seen.base === base && seen.path === path && seen.url.href === seen.href) {
+    return seen.url;
+  }
+  assertSafePath(path);
+  const url = new URL(text);
   const expected = parsedBase(base);
   if (url.origin !== expected.origin || !url.pathname.startsWith(expected.prefix)) {
     throw gatewayError('bad_request', `the request path ${JSON.stringify(path)} cannot be forwarded`, {
       param: 'path',
     });
   }
+  if (joined.size >= MAX_JOINED) joined.clear();
+  joined.set(text, { base, path, href: url.href, url });
   return url;
 }
 

@@ -5,7 +5,7 @@ import type { LookupFunction } from 'node:net';
 import type { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
-import { responseHeaders } from './headers.js';
+import { responseHeaderList } from './headers.js';
 import { openUpstream } from './upstream-request.js';
 
 export interface ForwardRequest {
@@ -121,7 +121,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       res.writeHead(
         result.status,
         upRes.statusMessage,
-        responseHeaders(upRes.headers, fr.extraResponseHeaders),
+        responseHeaderList(upRes.headers, fr.extraResponseHeaders),
       );
       // Event streams: the client must see the stream open at once. Events that came in the same
       // read as the headers take them out in one write; otherwise the headers go alone right after

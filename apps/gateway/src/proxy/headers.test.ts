@@ -1,5 +1,7 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { clientHeadersForProvider, responseHeaders, upstreamHeaders } from './headers.js';
+import { clientHeadersForProvider, responseHeaderList, responseHeaders, upstreamHeaders } from './headers.js';
 
 describe('headers crossing the gateway', () => {
   it('drops hop-by-hop, Host, Connection-listed and x-service-* headers from the client', () => {
@@ -76,3 +78,70 @@ describe('headers crossing the gateway', () => {
     ]);
   });
 });
+
+describe('responseHeaderList', () => {
+  const cases: [IncomingHttpHeaders, Record<string, string>][] = [
+    [
+      { 'content-type': 'application/json', 'x-service-provider': 'spoofed', date: 'Sun' },
+      { 'x-service-trace-id': 't-1', 'x-service-provider': 'openai' },
+    ],
+    [
+      {
+        'content-type': 'text/event-stream',
+        'transfer-encoding': 'chunked',
+        connection: 'keep-alive, x-drop-me',
+        'x-drop-me': '1',
+        'keep-alive': 'timeout=5',
+        'set-cookie': ['a=1', 'b=2'],
+        'x-request-id': 'req_1',
+      },
+      { 'x-service-trace-id': 't-2', 'x-service-provider': 'openai', 'x-ratelimit-limit-requests': '10' },
+    ],
+    [{ 'x-service-trace-id': 'from-provider', 'content-length': '2' }, {}],
+  ];
+
+  it('lists what responseHeaders() builds, in the same order', () => {
+    for (const [headers, extra] of cases) {
+      expect(responseHeaderList(headers, extra)).toEqual(
+        Object.entries(responseHeaders(headers, extra)).flat(),
+      );
+    }
+  });
+
+  it('puts the same bytes on the wire through writeHead as the object did', async () => {
+    for (const [headers, extra] of cases) {
+      const [fromObject, fromList] = await Promise.all([
+        rawResponse((res) => res.writeHead(200, 'OK', responseHeaders(headers, extra))),
+        rawResponse((res) => res.writeHead(200, 'OK', responseHeaderList(headers, extra))),
+      ]);
+      expect(fromList).toBe(fromObject);
+      expect(fromList).toContain('\r\n');
+    }
+  });
+});
+
+/** The raw bytes of a response head written by `write` (the Date header left out). */
+async function rawResponse(write: (res: ServerResponse) => void): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.sendDate = false;
+    write(res);
+    res.end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.end('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+  } finally {
+    server.close();
+  }
+}

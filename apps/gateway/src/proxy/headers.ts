@@ -85,3 +85,24 @@ export function responseHeaders(
   for (const name in extra) out[name] = extra[name];
   return out;
 }
+
+/**
+ * responseHeaders() as the flat `[name, value, ...]` list writeHead also takes: the same names, in
+ * the same order, with the same values (`extra` first, a provider header of the same name left
+ * out), written by node as they come instead of through an object built and walked per response.
+ */
+export function responseHeaderList(
+  headers: IncomingHttpHeaders,
+  extra: Readonly<Record<string, string>>,
+): (string | string[])[] {
+  const listed = connectionTokens(headers);
+  const out: (string | string[])[] = [];
+  for (const name in extra) out.push(name, extra[name] as string);
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || listed?.has(name) || Object.hasOwn(extra, name))
+      continue;
+    out.push(name, value);
+  }
+  return out;
+}
