@@ -126,6 +126,7 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
         ? createLoggerClient({
             url: config.LOGGER_GRPC_URL,
             timeoutMs: config.LOGGER_TIMEOUT_MS,
+            usageTimeoutMs: config.LOGGER_USAGE_TIMEOUT_MS,
             log,
             ...(config.LOGGER_SERVICE_TOKEN ? { token: config.LOGGER_SERVICE_TOKEN } : {}),
           })

@@ -54,6 +54,8 @@ const settingsObject = z.object({
   LOGGER_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Deadline of one LogsService call. */
   LOGGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** Deadline of the usage read that fills `current_usage` in admin reads (which never fail on it). */
+  LOGGER_USAGE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
 });
 
 export const settingsSchema = settingsObject.superRefine(checkJwtSettings);

@@ -10,6 +10,7 @@ import {
   type UsageLimitInput,
   usageLimitsToProto,
 } from '../limits/limits.schema.js';
+import type { LimitOwner } from '../usage/current-usage.js';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
@@ -78,7 +79,7 @@ export function apiKeyToApi(row: ApiKeyRow) {
     masked_key: maskedKey(row.last4),
     expires_at: row.expires_at?.toISOString() ?? null,
     rate_limits: row.rate_limits as RateLimitInput[],
-    // Usage accounting is not joined here yet: current_usage reads 0 (it may be fractional USD).
+    // 0 until a route fills it from the usage ledger (apiKeyUsage); fractional USD for cost.
     usage_limits: (row.usage_limits as UsageLimitInput[]).map((limit) => ({ ...limit, current_usage: 0 })),
     defaults: { metadata: defaults.metadata ?? {}, config_id: defaults.config_id ?? null },
     created_by_user_id: row.created_by_user_id,
@@ -87,6 +88,11 @@ export function apiKeyToApi(row: ApiKeyRow) {
     last_updated_at: row.updated_at.toISOString(),
     rotated_at: row.rotated_at?.toISOString() ?? null,
   };
+}
+
+/** The key's usage limits for fillCurrentUsage (limits set on a key count under `api_key`). */
+export function apiKeyUsage(key: ReturnType<typeof apiKeyToApi>): LimitOwner {
+  return { kind: 'api_key', id: key.id, limits: key.usage_limits };
 }
 
 /** Creation and rotation answers: the only two places the raw key ever appears. */

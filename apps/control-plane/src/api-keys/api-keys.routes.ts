@@ -11,8 +11,15 @@ import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { fillCurrentUsage } from '../usage/current-usage.js';
 import { apiKeyCreationRoutes } from './api-keys.creation.routes.js';
-import { type ApiKeyRow, apiKeyEntity, apiKeyToApi, apiKeyWithSecret } from './api-keys.entity.js';
+import {
+  type ApiKeyRow,
+  apiKeyEntity,
+  apiKeyToApi,
+  apiKeyUsage,
+  apiKeyWithSecret,
+} from './api-keys.entity.js';
 import {
   assertScopesHeld,
   assertWorkspaceScopes,
@@ -89,10 +96,13 @@ export const apiKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     query: listKeysQuery,
     response: apiKeyListSchema,
-    async handler({ db, principal, query }) {
+    async handler(ctx) {
+      const { db, principal, query } = ctx;
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listKeys(db, principal, query, workspaceId);
-      return toList(rows.map(apiKeyToApi), total);
+      const keys = rows.map(apiKeyToApi);
+      await fillCurrentUsage(ctx, keys.map(apiKeyUsage));
+      return toList(keys, total);
     },
   }),
   defineRoute({
@@ -104,8 +114,10 @@ export const apiKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: apiKeyParams,
     response: apiKeySchema,
-    async handler({ db, principal, params }) {
-      return apiKeyToApi(await findVisibleKey(db, principal, params.apiKeyId));
+    async handler(ctx) {
+      const key = apiKeyToApi(await findVisibleKey(ctx.db, ctx.principal, ctx.params.apiKeyId));
+      await fillCurrentUsage(ctx, [apiKeyUsage(key)]);
+      return key;
     },
   }),
   defineRoute({
@@ -120,42 +132,48 @@ export const apiKeyRoutes: RouteDefinition[] = [
     body: updateKeyBody,
     response: apiKeySchema,
     audit: { action: 'api_keys.update', resourceType: 'api_key' },
-    async handler({ db, principal, params, body, mutate }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate } = ctx;
       const before = await findVisibleKey(db, principal, params.apiKeyId);
       const expiresAt = await checkUpdate(db, principal, before, body);
-      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
-        const key = await findVisibleKey(tx.db, principal, before.id, { forUpdate: true });
-        await checkReactivation(tx.db, key, body);
-        const row = await tx.db
-          .updateTable('api_keys')
-          .set({
-            ...(body.name !== undefined ? { name: body.name } : {}),
-            ...(body.description !== undefined ? { description: body.description } : {}),
-            ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
-            ...(body.status !== undefined ? { status: body.status } : {}),
-            ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
-            ...(body.rate_limits !== undefined
-              ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
-              : {}),
-            ...(body.usage_limits !== undefined
-              ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
-              : {}),
-            ...(body.defaults !== undefined ? { defaults: JSON.stringify(body.defaults) } : {}),
-            version: sql<number>`version + 1`,
-            updated_at: new Date(),
-          })
-          .where('id', '=', key.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await resetEntityLimitAlerts(
-          tx.db,
-          { kind: 'api_key', id: key.id },
-          key.usage_limits,
-          row.usage_limits,
-        );
-        await tx.change(apiKeyEntity(row));
-        return apiKeyToApi(row);
-      });
+      const updated = await mutate(
+        { resourceId: before.id, workspaceId: before.workspace_id },
+        async (tx) => {
+          const key = await findVisibleKey(tx.db, principal, before.id, { forUpdate: true });
+          await checkReactivation(tx.db, key, body);
+          const row = await tx.db
+            .updateTable('api_keys')
+            .set({
+              ...(body.name !== undefined ? { name: body.name } : {}),
+              ...(body.description !== undefined ? { description: body.description } : {}),
+              ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+              ...(body.status !== undefined ? { status: body.status } : {}),
+              ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+              ...(body.rate_limits !== undefined
+                ? { rate_limits: JSON.stringify(body.rate_limits ?? []) }
+                : {}),
+              ...(body.usage_limits !== undefined
+                ? { usage_limits: JSON.stringify(body.usage_limits ?? []) }
+                : {}),
+              ...(body.defaults !== undefined ? { defaults: JSON.stringify(body.defaults) } : {}),
+              version: sql<number>`version + 1`,
+              updated_at: new Date(),
+            })
+            .where('id', '=', key.id)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await resetEntityLimitAlerts(
+            tx.db,
+            { kind: 'api_key', id: key.id },
+            key.usage_limits,
+            row.usage_limits,
+          );
+          await tx.change(apiKeyEntity(row));
+          return apiKeyToApi(row);
+        },
+      );
+      await fillCurrentUsage(ctx, [apiKeyUsage(updated)]);
+      return updated;
     },
   }),
   defineRoute({

@@ -9,14 +9,36 @@ import {
   type UsageLimitInput,
   usageLimitsToProto,
 } from '../limits/limits.schema.js';
+import { integrationWorkspaceGroup, type LimitOwner } from '../usage/current-usage.js';
 import { optionsToProto } from './options.js';
 import type { AiProvider } from './provider-types.js';
 
 export type IntegrationRow = Selectable<IntegrationsTable>;
 
-/** Usage accounting is not joined yet: every limit reports `current_usage: 0`. */
+/** Limits as responses show them: `current_usage` 0 until a route fills it (fillCurrentUsage). */
 export function usageLimitsToApi(limits: unknown[]) {
   return (limits as UsageLimitInput[]).map((limit) => ({ ...limit, current_usage: 0 }));
+}
+
+type IntegrationApi = ReturnType<typeof integrationToApi>;
+type IntegrationWorkspaceApi = ReturnType<typeof integrationWorkspaceToApi>;
+
+/** An integration's per-workspace limits count under the integration, group `workspace_id=<id>`. */
+export function integrationWorkspaceUsage(integrationId: string, entry: IntegrationWorkspaceApi): LimitOwner {
+  return {
+    kind: 'integration',
+    id: integrationId,
+    group: integrationWorkspaceGroup(entry.id),
+    limits: entry.usage_limits,
+  };
+}
+
+/** The integration's own limits and those of each of its workspaces. */
+export function integrationUsage(integration: IntegrationApi): LimitOwner[] {
+  return [
+    { kind: 'integration', id: integration.id, limits: integration.usage_limits },
+    ...integration.workspaces.map((entry) => integrationWorkspaceUsage(integration.id, entry)),
+  ];
 }
 
 export function integrationWorkspaceToApi(entry: IntegrationWorkspaceEntry) {

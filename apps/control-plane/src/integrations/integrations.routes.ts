@@ -10,9 +10,15 @@ import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { deleteProvider } from '../providers/providers.repository.js';
 import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { fillCurrentUsage } from '../usage/current-usage.js';
 import { credentialColumns } from './credentials.seal.js';
 import { createDefaultProviders } from './integrations.default-providers.js';
-import { type IntegrationRow, integrationEntity, integrationToApi } from './integrations.entity.js';
+import {
+  type IntegrationRow,
+  integrationEntity,
+  integrationToApi,
+  integrationUsage,
+} from './integrations.entity.js';
 import {
   findIntegration,
   listIntegrations,
@@ -119,10 +125,13 @@ export const integrationRoutes: RouteDefinition[] = [
     level: 'organisation',
     query: listIntegrationsQuery,
     response: integrationListSchema,
-    async handler({ db, principal, query }) {
+    async handler(ctx) {
+      const { db, principal, query } = ctx;
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listIntegrations(db, principal, query, workspaceId);
-      return toList(rows.map(integrationToApi), total);
+      const integrations = rows.map(integrationToApi);
+      await fillCurrentUsage(ctx, integrations.flatMap(integrationUsage));
+      return toList(integrations, total);
     },
   }),
   defineRoute({
@@ -134,8 +143,12 @@ export const integrationRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: integrationParams,
     response: integrationSchema,
-    async handler({ db, principal, params }) {
-      return integrationToApi(await findIntegration(db, principal, params.integrationId));
+    async handler(ctx) {
+      const integration = integrationToApi(
+        await findIntegration(ctx.db, ctx.principal, ctx.params.integrationId),
+      );
+      await fillCurrentUsage(ctx, integrationUsage(integration));
+      return integration;
     },
   }),
   defineRoute({
@@ -150,14 +163,15 @@ export const integrationRoutes: RouteDefinition[] = [
     body: updateIntegrationBody,
     response: integrationSchema,
     audit: { action: 'integrations.update', resourceType: 'integration' },
-    async handler({ db, principal, params, body, mutate, masterKey }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate, masterKey } = ctx;
       const before = await findIntegration(db, principal, params.integrationId);
       const type = before.ai_provider as AiProvider;
       const target = { type, owner: 'integration' as const, id: before.id, masterKey };
       const options =
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
       const credentials = credentialColumns(body.credentials, target, 'body.credentials');
-      return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
+      const updated = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         const current = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
         let row: IntegrationRow;
         try {
@@ -196,6 +210,8 @@ export const integrationRoutes: RouteDefinition[] = [
         await tx.change(integrationEntity(row));
         return integrationToApi(row);
       });
+      await fillCurrentUsage(ctx, integrationUsage(updated));
+      return updated;
     },
   }),
   defineRoute({

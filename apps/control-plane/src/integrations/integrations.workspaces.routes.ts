@@ -4,8 +4,13 @@ import { sql } from 'kysely';
 import { toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
+import { fillCurrentUsage } from '../usage/current-usage.js';
 import { createDefaultProviders } from './integrations.default-providers.js';
-import { integrationEntity, integrationWorkspaceToApi } from './integrations.entity.js';
+import {
+  integrationEntity,
+  integrationWorkspaceToApi,
+  integrationWorkspaceUsage,
+} from './integrations.entity.js';
 import { findIntegration, mergeEntries, resolveEntries } from './integrations.repository.js';
 import {
   integrationParams,
@@ -25,9 +30,14 @@ export const integrationWorkspaceRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: integrationParams,
     response: integrationWorkspaceListSchema,
-    async handler({ db, principal, params }) {
-      const row = await findIntegration(db, principal, params.integrationId);
-      return toList(row.workspaces.map(integrationWorkspaceToApi), row.workspaces.length);
+    async handler(ctx) {
+      const row = await findIntegration(ctx.db, ctx.principal, ctx.params.integrationId);
+      const entries = row.workspaces.map(integrationWorkspaceToApi);
+      await fillCurrentUsage(
+        ctx,
+        entries.map((entry) => integrationWorkspaceUsage(row.id, entry)),
+      );
+      return toList(entries, entries.length);
     },
   }),
   defineRoute({
@@ -42,10 +52,11 @@ export const integrationWorkspaceRoutes: RouteDefinition[] = [
     body: updateWorkspacesBody,
     response: integrationWorkspaceListSchema,
     audit: { action: 'integrations.workspaces.update', resourceType: 'integration' },
-    async handler({ db, principal, params, body, mutate }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate } = ctx;
       const before = await findIntegration(db, principal, params.integrationId);
       const updates = await resolveEntries(db, principal, body.workspaces, 'body.workspaces');
-      return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
+      const shown = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         const current = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
         const entries = mergeEntries(current.workspaces, updates);
         const row = await tx.db
@@ -81,8 +92,13 @@ export const integrationWorkspaceRoutes: RouteDefinition[] = [
           const slug = body.default_provider_slug ?? row.slug;
           await createDefaultProviders(tx, principal, row, enabled, slug, 'body.default_provider_slug');
         }
-        return toList(entries.map(integrationWorkspaceToApi), entries.length);
+        return entries.map(integrationWorkspaceToApi);
       });
+      await fillCurrentUsage(
+        ctx,
+        shown.map((entry) => integrationWorkspaceUsage(before.id, entry)),
+      );
+      return toList(shown, shown.length);
     },
   }),
 ];

@@ -1,6 +1,13 @@
 // The control plane's client of the logger's LogsService: promise calls with a deadline, and gRPC
 // failures turned into admin API errors (an unreachable logger is a 503 in the error envelope).
-import { type DownloadExportRequest, type DownloadExportResponse, LogsServiceClient } from '@aigw/proto';
+// GetUsage has its own short deadline: it decorates admin reads, which must not wait on the logger.
+import {
+  type DownloadExportRequest,
+  type DownloadExportResponse,
+  type GetUsageRequest,
+  type GetUsageResponse,
+  LogsServiceClient,
+} from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
 import {
   type CallOptions,
@@ -31,18 +38,29 @@ type ResponseOf<K extends UnaryMethod> = Parameters<
 export interface LoggerClient {
   call<K extends UnaryMethod>(method: K, request: RequestOf<K>): Promise<NonNullable<ResponseOf<K>>>;
   download(request: DownloadExportRequest): ClientReadableStream<DownloadExportResponse>;
+  /**
+   * GetUsage with the usage deadline; rejects with the gRPC error as is. After a call that timed
+   * out, calls fail at once for USAGE_PAUSE_MS, so a blackholed logger delays one read, not all.
+   */
+  getUsage(request: GetUsageRequest): Promise<GetUsageResponse>;
   close(): void;
 }
+
+/** How long GetUsage is not tried after one of its calls timed out. */
+export const USAGE_PAUSE_MS = 5000;
 
 export interface LoggerClientOptions {
   readonly url: string;
   readonly token?: string;
   readonly timeoutMs: number;
+  /** Deadline of GetUsage (LOGGER_USAGE_TIMEOUT_MS). */
+  readonly usageTimeoutMs?: number;
   readonly log: Logger;
 }
 
 export function createLoggerClient(options: LoggerClientOptions): LoggerClient {
   const client = new LogsServiceClient(options.url, credentials.createInsecure());
+  let usagePausedUntil = 0;
   const metadata = () => {
     const m = new Metadata();
     if (options.token) m.set('authorization', `Bearer ${options.token}`);
@@ -65,6 +83,22 @@ export function createLoggerClient(options: LoggerClientOptions): LoggerClient {
           (err, response) => {
             if (err) reject(loggerError(err, options.log, method));
             else resolve(response as never);
+          },
+        );
+      });
+    },
+    getUsage(request) {
+      if (Date.now() < usagePausedUntil)
+        return Promise.reject(pausedError('GetUsage paused after a timeout'));
+      return new Promise((resolve, reject) => {
+        client.getUsage(
+          request,
+          metadata(),
+          { deadline: Date.now() + (options.usageTimeoutMs ?? 1000) },
+          (err, response) => {
+            if (err?.code === status.DEADLINE_EXCEEDED) usagePausedUntil = Date.now() + USAGE_PAUSE_MS;
+            if (err) reject(err);
+            else resolve(response);
           },
         );
       });
@@ -103,6 +137,10 @@ export function loggerError(err: ServiceError, log: Logger, method: string): App
       log.error({ method, code: err.code, details: err.details }, 'LogsService call failed');
       return apiError('AB04', 'internal server error');
   }
+}
+
+function pausedError(details: string): ServiceError {
+  return Object.assign(new Error(details), { code: status.UNAVAILABLE, details, metadata: new Metadata() });
 }
 
 export function loggerUnavailable(reason: string): AppError {

@@ -6,7 +6,7 @@ import { type Insertable, type Kysely, sql, type Updateable } from 'kysely';
 import { type ZodType, z } from 'zod';
 import type { ControlDatabase } from '../db/schema.js';
 import { listSchema, pageQuery, toList } from '../http/list.js';
-import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { defineRoute, emptyObject, type RouteContext, type RouteDefinition } from '../http/route.js';
 import {
   type PoliciesTable,
   type PolicyCondition,
@@ -15,7 +15,7 @@ import {
   type PolicyRow,
   policyDb,
 } from './policies.db.js';
-import { attachedEntities, attachedEntitySchema } from './policies.entities.js';
+import { type AttachedEntity, attachedEntities, attachedEntitySchema } from './policies.entities.js';
 import {
   findPolicy,
   listPolicies,
@@ -59,6 +59,15 @@ export interface PolicyFamily<C extends PolicyCreateBase, U extends object, Q ex
   updateColumns(current: PolicyRow, body: U): Updateable<PoliciesTable>;
   /** Runs in the updating transaction after the write (usage limits: the alert resets of spec part 3). */
   afterUpdate?(db: Kysely<ControlDatabase>, before: PolicyRow, after: PolicyRow): Promise<void>;
+  /** What `/entities` shows of each attached entity beyond itself (usage limits: its current usage). */
+  readonly attached?: {
+    readonly schema: ZodType;
+    show(
+      ctx: RouteContext<unknown, unknown, unknown>,
+      policy: PolicyRow,
+      entities: AttachedEntity[],
+    ): Promise<unknown[]>;
+  };
 }
 
 export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object, Q extends PolicyFilters>(
@@ -201,11 +210,12 @@ export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object,
       level: 'workspace',
       params,
       query: z.object(pageQuery),
-      response: listSchema(attachedEntitySchema),
-      async handler({ db, principal, params, query }) {
+      response: listSchema(family.attached?.schema ?? attachedEntitySchema),
+      async handler(ctx) {
+        const { db, principal, params, query } = ctx;
         const policy = await findPolicy(db, principal, kind, idOf(params));
         const { data, total } = await attachedEntities(db, policy, query);
-        return toList(data, total);
+        return toList(family.attached ? await family.attached.show(ctx, policy, data) : data, total);
       },
     }),
   ];

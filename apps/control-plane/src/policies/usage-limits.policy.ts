@@ -9,6 +9,7 @@ import type { PoliciesTable, PolicyRow } from './policies.db.js';
 import { commonToApi, policyEntity, policyStatus } from './policies.entity.js';
 import { alertResets, resetAlerts } from './policy-alerts.js';
 import type { PolicyFamily } from './policy-family.routes.js';
+import { entityWithUsageSchema, withEntityUsage } from './policy-usage.js';
 import {
   createUsageLimitsPolicyBody,
   listUsageLimitsPoliciesQuery,
@@ -149,4 +150,5 @@ export const usageLimitsPolicies: PolicyFamily<
   async afterUpdate(db, before, after) {
     await resetAlerts(db, { kind: 'usage_limit_policy', id: after.id }, alertResets(before, after));
   },
+  attached: { schema: entityWithUsageSchema, show: withEntityUsage },
 };

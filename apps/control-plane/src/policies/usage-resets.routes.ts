@@ -8,9 +8,8 @@ import { policyDb, type ResetEntityKind } from './policies.db.js';
 import { findAttachedEntity } from './policies.entities.js';
 import { findPolicy } from './policies.repository.js';
 import { resetAlerts } from './policy-alerts.js';
+import { entityGroupValues, ENTITY_GROUP_KEY as GROUP_KEY } from './policy-usage.js';
 
-/** The group_by key under which each kind of entity has its own usage. */
-const GROUP_KEY = { 'api-key': 'api_key', workspace: 'workspace_id', user: 'metadata._user' } as const;
 const ENTITY_KIND: Record<keyof typeof GROUP_KEY, ResetEntityKind> = {
   'api-key': 'api_key',
   workspace: 'workspace',
@@ -48,7 +47,7 @@ export const usageResetRoutes: RouteDefinition[] = [
       const key = GROUP_KEY[entity.object];
       if (!policy.group_by.some((g) => g.key === key))
         throw conflict(`this policy does not group usage by ${key}: it has no usage of one ${entity.object}`);
-      const values = entity.object === 'user' ? [entity.id, entity.email] : [entity.id];
+      const values = entityGroupValues(entity);
       const resetAt = new Date();
       return mutate({ resourceId: policy.id, workspaceId: policy.workspace_id }, async (tx) => {
         await policyDb(tx.db)

@@ -12,6 +12,8 @@ import {
   type UsageLimitInput,
   usageLimitsToProto,
 } from '../limits/limits.schema.js';
+import { fillCurrentUsage, type ShownLimit } from '../usage/current-usage.js';
+import type { UsageContext } from '../usage/usage-reader.js';
 
 export type ProviderRow = Selectable<ProvidersTable>;
 
@@ -41,8 +43,32 @@ export function providerStatus(
   return 'active';
 }
 
-/** Usage comes from the logger's ledger later; until then nothing is used. */
+/** The status before usage is known; showProviderUsage turns it into `exhausted` when due. */
 const NO_USAGE = () => 0;
+
+interface ShownProvider {
+  readonly id: string;
+  status: ProviderStatus;
+  readonly usage_limits: readonly (ShownLimit & { readonly credit_limit: number })[];
+}
+
+/**
+ * Fills `current_usage` of providers (or of virtual keys, which are provider rows: their limits
+ * count under `provider`) from the usage ledger, then marks those using up a limit `exhausted`.
+ */
+export async function showProviderUsage(
+  ctx: UsageContext,
+  providers: readonly ShownProvider[],
+): Promise<void> {
+  await fillCurrentUsage(
+    ctx,
+    providers.map((p) => ({ kind: 'provider', id: p.id, limits: p.usage_limits })),
+  );
+  for (const p of providers) {
+    if (p.status === 'active' && p.usage_limits.some((l) => l.current_usage >= l.credit_limit))
+      p.status = 'exhausted';
+  }
+}
 
 export function providerToApi(row: ProviderRow) {
   return {
@@ -55,7 +81,7 @@ export function providerToApi(row: ProviderRow) {
     name: row.name,
     slug: row.slug,
     note: row.note,
-    status: providerStatus(row, new Date(), NO_USAGE),
+    status: providerStatus(row, new Date(), NO_USAGE) as ProviderStatus,
     credentials: row.masked_credentials,
     options: row.options,
     allowed_models: row.allowed_models,

@@ -8,7 +8,7 @@ import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js
 import { usableIntegration } from '../integrations/integrations.repository.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { changedColumns, limitColumns } from './providers.columns.js';
-import { providerToApi } from './providers.entity.js';
+import { providerToApi, showProviderUsage } from './providers.entity.js';
 import {
   creatorOf,
   deleteProvider,
@@ -85,7 +85,8 @@ export const providerRoutes: RouteDefinition[] = [
     level: 'workspace',
     query: listProvidersQuery,
     response: providerListSchema,
-    async handler({ db, principal, query }) {
+    async handler(ctx) {
+      const { db, principal, query } = ctx;
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       let integrationId: string | undefined;
       if (query.integration_id !== undefined) {
@@ -110,7 +111,9 @@ export const providerRoutes: RouteDefinition[] = [
         ...(query.status ? { status: query.status } : {}),
         ...(query.tags ? { tags: query.tags } : {}),
       });
-      return toList(rows.map(providerToApi), total);
+      const providers = rows.map(providerToApi);
+      await showProviderUsage(ctx, providers);
+      return toList(providers, total);
     },
   }),
   defineRoute({
@@ -122,8 +125,10 @@ export const providerRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: providerParams,
     response: providerSchema,
-    async handler({ db, principal, params }) {
-      return providerToApi(await findVisibleProvider(db, principal, params.providerId));
+    async handler(ctx) {
+      const provider = providerToApi(await findVisibleProvider(ctx.db, ctx.principal, ctx.params.providerId));
+      await showProviderUsage(ctx, [provider]);
+      return provider;
     },
   }),
   defineRoute({
@@ -138,27 +143,33 @@ export const providerRoutes: RouteDefinition[] = [
     body: updateProviderBody,
     response: providerSchema,
     audit: { action: 'providers.update', resourceType: 'provider' },
-    async handler({ db, principal, params, body, mutate }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate } = ctx;
       const before = await findVisibleProvider(db, principal, params.providerId);
-      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
-        const current = await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true });
-        const row = await updateProvider(
-          tx,
-          current.id,
-          {
-            ...changedColumns(body),
-            ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
-          },
-          body.slug ?? current.slug,
-        );
-        await resetEntityLimitAlerts(
-          tx.db,
-          { kind: 'provider', id: row.id },
-          current.usage_limits,
-          row.usage_limits,
-        );
-        return providerToApi(row);
-      });
+      const updated = await mutate(
+        { resourceId: before.id, workspaceId: before.workspace_id },
+        async (tx) => {
+          const current = await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true });
+          const row = await updateProvider(
+            tx,
+            current.id,
+            {
+              ...changedColumns(body),
+              ...(body.tags !== undefined ? { tags: JSON.stringify(body.tags) } : {}),
+            },
+            body.slug ?? current.slug,
+          );
+          await resetEntityLimitAlerts(
+            tx.db,
+            { kind: 'provider', id: row.id },
+            current.usage_limits,
+            row.usage_limits,
+          );
+          return providerToApi(row);
+        },
+      );
+      await showProviderUsage(ctx, [updated]);
+      return updated;
     },
   }),
   defineRoute({

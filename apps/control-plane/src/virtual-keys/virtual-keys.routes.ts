@@ -10,6 +10,7 @@ import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
 import { changedColumns, limitColumns } from '../providers/providers.columns.js';
+import { showProviderUsage } from '../providers/providers.entity.js';
 import {
   creatorOf,
   deleteProvider,
@@ -91,7 +92,8 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     query: listVirtualKeysQuery,
     response: virtualKeyListSchema,
-    async handler({ db, principal, query }) {
+    async handler(ctx) {
+      const { db, principal, query } = ctx;
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const { rows, total } = await listProviders(db, principal, {
         page_size: query.page_size,
@@ -100,7 +102,9 @@ export const virtualKeyRoutes: RouteDefinition[] = [
         ...(query.provider ? { ai_provider: query.provider } : {}),
         ...(query.status ? { status: query.status } : {}),
       });
-      return toList(rows.map(virtualKeyToApi), total);
+      const keys = rows.map(virtualKeyToApi);
+      await showProviderUsage(ctx, keys);
+      return toList(keys, total);
     },
   }),
   defineRoute({
@@ -112,8 +116,12 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: virtualKeyParams,
     response: virtualKeySchema,
-    async handler({ db, principal, params }) {
-      return virtualKeyToApi(await findVisibleProvider(db, principal, params.virtualKeyId, WHAT));
+    async handler(ctx) {
+      const key = virtualKeyToApi(
+        await findVisibleProvider(ctx.db, ctx.principal, ctx.params.virtualKeyId, WHAT),
+      );
+      await showProviderUsage(ctx, [key]);
+      return key;
     },
   }),
   defineRoute({
@@ -128,7 +136,8 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     body: updateVirtualKeyBody,
     response: virtualKeySchema,
     audit: { action: 'virtual_keys.update', resourceType: 'virtual_key' },
-    async handler({ db, principal, params, body, mutate, masterKey }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate, masterKey } = ctx;
       const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
       const input = credentialsInput(body);
       if (before.integration_id !== null && (input !== undefined || body.options !== undefined)) {
@@ -142,20 +151,28 @@ export const virtualKeyRoutes: RouteDefinition[] = [
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
       const target = { type, owner: 'provider' as const, id: before.id, masterKey };
       const credentials = credentialColumns(input, target, 'body.credentials');
-      return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
-        const current = await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true, ...WHAT });
-        const row = await updateProvider(
-          tx,
-          current.id,
-          {
-            ...changedColumns(body),
-            ...credentials,
-            ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
-          },
-          body.slug ?? current.slug,
-        );
-        return virtualKeyToApi(row);
-      });
+      const updated = await mutate(
+        { resourceId: before.id, workspaceId: before.workspace_id },
+        async (tx) => {
+          const current = await findVisibleProvider(tx.db, principal, before.id, {
+            forUpdate: true,
+            ...WHAT,
+          });
+          const row = await updateProvider(
+            tx,
+            current.id,
+            {
+              ...changedColumns(body),
+              ...credentials,
+              ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
+            },
+            body.slug ?? current.slug,
+          );
+          return virtualKeyToApi(row);
+        },
+      );
+      await showProviderUsage(ctx, [updated]);
+      return updated;
     },
   }),
   defineRoute({

@@ -3,13 +3,16 @@ import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import type { ControlDatabase, WorkspacesTable } from '../db/schema.js';
+import { usageLimitsToApi } from '../integrations/integrations.entity.js';
 import {
   type RateLimitInput,
   rateLimitsToProto,
   type UsageLimitInput,
+  usageLimitOut,
   usageLimitsToProto,
 } from '../limits/limits.schema.js';
 import type { AccessOverrides } from '../organisations/access-settings.js';
+import type { LimitOwner } from '../usage/current-usage.js';
 import {
   effectiveSettings,
   type StoredSettings,
@@ -30,7 +33,7 @@ export const workspaceSchema = z.object({
   default_metadata: z.record(z.string(), z.string()),
   settings: z.record(z.string(), z.union([z.boolean(), z.number(), z.null()])),
   settings_overrides: z.record(z.string(), z.union([z.boolean(), z.number()])),
-  usage_limits: z.array(z.record(z.string(), z.unknown())),
+  usage_limits: z.array(usageLimitOut),
   rate_limits: z.array(z.record(z.string(), z.unknown())),
   created_at: z.string(),
   last_updated_at: z.string(),
@@ -50,11 +53,16 @@ export function workspaceToApi(row: WorkspaceRow, organisationAccess: AccessOver
     default_metadata: row.default_metadata,
     settings: effectiveSettings(stored, organisationAccess),
     settings_overrides: settingsOverrides(stored),
-    usage_limits: row.usage_limits as Record<string, unknown>[],
+    usage_limits: usageLimitsToApi(row.usage_limits),
     rate_limits: row.rate_limits as Record<string, unknown>[],
     created_at: row.created_at.toISOString(),
     last_updated_at: row.updated_at.toISOString(),
   };
+}
+
+/** The workspace's usage limits for fillCurrentUsage (they count under `workspace`). */
+export function workspaceUsage(workspace: ReturnType<typeof workspaceToApi>): LimitOwner {
+  return { kind: 'workspace', id: workspace.id, limits: workspace.usage_limits };
 }
 
 /** The organisation's access settings, needed to show a workspace's effective values. */

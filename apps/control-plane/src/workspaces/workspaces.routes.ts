@@ -10,12 +10,14 @@ import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { slugFromName } from '../http/slug.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
+import { fillCurrentUsage } from '../usage/current-usage.js';
 import {
   organisationAccess,
   type WorkspaceRow,
   workspaceEntity,
   workspaceSchema,
   workspaceToApi,
+  workspaceUsage,
 } from './workspaces.entity.js';
 import {
   createWorkspaceBody,
@@ -110,7 +112,8 @@ export const workspaceRoutes: RouteDefinition[] = [
     level: 'workspace',
     query: listWorkspacesQuery,
     response: listSchema(workspaceSchema),
-    async handler({ db, principal, query }) {
+    async handler(ctx) {
+      const { db, principal, query } = ctx;
       const orgLevelAdmin = principal.workspaceId === null && roleAtLeast(principal.role, 'admin');
       if (query.status.includes('archived') && !orgLevelAdmin)
         throw forbidden('only organisation owners and admins may list archived workspaces');
@@ -126,10 +129,9 @@ export const workspaceRoutes: RouteDefinition[] = [
         filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
         organisationAccess(db, principal.organisationId),
       ]);
-      return toList(
-        rows.map((r) => workspaceToApi(r, access)),
-        count.n,
-      );
+      const workspaces = rows.map((r) => workspaceToApi(r, access));
+      await fillCurrentUsage(ctx, workspaces.map(workspaceUsage));
+      return toList(workspaces, count.n);
     },
   }),
   defineRoute({
@@ -141,9 +143,12 @@ export const workspaceRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: workspaceParams,
     response: workspaceSchema,
-    async handler({ db, principal, params }) {
+    async handler(ctx) {
+      const { db, principal, params } = ctx;
       const row = await visibleWorkspace(db, principal, params.workspaceId);
-      return workspaceToApi(row, await organisationAccess(db, principal.organisationId));
+      const workspace = workspaceToApi(row, await organisationAccess(db, principal.organisationId));
+      await fillCurrentUsage(ctx, [workspaceUsage(workspace)]);
+      return workspace;
     },
   }),
   defineRoute({
@@ -158,9 +163,10 @@ export const workspaceRoutes: RouteDefinition[] = [
     body: updateWorkspaceBody,
     response: workspaceSchema,
     audit: { action: 'workspaces.update', resourceType: 'workspace' },
-    async handler({ db, principal, params, body, mutate }) {
+    async handler(ctx) {
+      const { db, principal, params, body, mutate } = ctx;
       const { id } = await visibleWorkspace(db, principal, params.workspaceId);
-      return mutate({ resourceId: id, workspaceId: id }, async (tx) => {
+      const updated = await mutate({ resourceId: id, workspaceId: id }, async (tx) => {
         const current = await lockWorkspace(tx.db, id);
         const settings = settingsOrThrow(current.settings as StoredSettings, body.settings);
         const slug = body.slug ?? current.slug;
@@ -196,6 +202,8 @@ export const workspaceRoutes: RouteDefinition[] = [
         await tx.change(workspaceEntity(row));
         return workspaceToApi(row, await organisationAccess(tx.db, principal.organisationId));
       });
+      await fillCurrentUsage(ctx, [workspaceUsage(updated)]);
+      return updated;
     },
   }),
   defineRoute({
