@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import type { RequestEvent } from '@aigw/proto';
+import type { RequestEvent, UsageCharge } from '@aigw/proto';
 import { AppError, type Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import {
@@ -112,6 +112,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     let result: ForwardResult | undefined;
     /** Limits admitted this request: settled with the answer's usage once it is complete. */
     let admission: Admission | undefined;
+    /** A config's targets' own admissions (routing/target-admissions.ts): reported with the request's. */
+    let targetCharges: (() => readonly UsageCharge[]) | undefined;
     let model = '';
     try {
       const service = parseServiceHeaders(req.headers);
@@ -169,6 +171,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         if (access) facts.providerRef = eventProviderRef(served.providerRef);
         facts.routing = served.routing;
         if (served.gatewayError) facts.gatewayError = served.gatewayError;
+        targetCharges = served.targetCharges;
         result = served.result;
       } else {
         const managed = access?.route.kind === 'managed' ? access.route.target : undefined;
@@ -297,7 +300,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       const usage =
         outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
       void admission.settle(usage);
-      facts.usageCharges = admission.usageCharges;
+      const charges = admission.usageCharges;
+      const targets = targetCharges;
+      facts.usageCharges = targets ? () => [...charges(), ...targets()] : charges;
     }
     deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };

@@ -2,6 +2,7 @@
 // runs the config (routing/config-pipeline.ts) and hands the request event what happened.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
+import type { UsageCharge } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import { type LeafResolver, requestModel, savedGuardrailIds, settledUsage } from '../auth/index.js';
@@ -50,6 +51,8 @@ export interface ConfigRequestParts {
 export interface ConfigServed
   extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'heldAnswer' | 'cacheStatus'> {
   readonly routing: RoutingFacts;
+  /** The budget counters the targets' own admissions charged (none: undefined), for the event. */
+  readonly targetCharges?: (() => readonly UsageCharge[]) | undefined;
 }
 
 export type ConfigRoute = (
@@ -157,6 +160,9 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
     const guardrailResults = await report.guardrailResults;
     const { attempts, answered: _a, heldAnswer: _h, cacheStatus, guardrailResults: _, ...rest } = report;
     const savedIds = parts.managed && guardrailResults.length > 0 ? savedGuardrailIds(routed) : undefined;
-    return { ...rest, routing: routingFacts(attempts, cacheStatus, guardrailResults, savedIds) };
+    const routing = routingFacts(attempts, cacheStatus, guardrailResults, savedIds);
+    return targets?.any
+      ? { ...rest, routing, targetCharges: () => targets.usageCharges() }
+      : { ...rest, routing };
   };
 }

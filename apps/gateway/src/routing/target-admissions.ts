@@ -2,6 +2,7 @@
 // call of a target whose provider or virtual key the request-level admission did not cover, and
 // their settlement once the answer went out (the answering call's with its usage, the others' with
 // none, which releases their reservations). docs/limits.md, "Config targets".
+import type { UsageCharge } from '@aigw/proto';
 import { type LeafResolver, requestEstimate } from '../auth/index.js';
 import type { ActualUsage, Admission, Limits } from '../limits/index.js';
 
@@ -16,6 +17,7 @@ export interface AdmittedLeaf {
 
 export class TargetAdmissions {
   readonly #admitted: { readonly attempt: object; readonly admission: Admission }[] = [];
+  #settled = false;
   /** A target's admission was decided without Redis (`x-service-limits-degraded`). */
   degraded = false;
 
@@ -52,8 +54,15 @@ export class TargetAdmissions {
 
   /** Once, after the answer: `usage` goes to the answering attempt's admission only. */
   settle(answered: object | undefined, usage: ActualUsage | undefined): void {
-    for (const { attempt, admission } of this.#admitted.splice(0)) {
+    if (this.#settled) return;
+    this.#settled = true;
+    for (const { attempt, admission } of this.#admitted) {
       void admission.settle(attempt === answered ? usage : undefined);
     }
+  }
+
+  /** The budget counters the targets' admissions charged (RequestEvent.usage_charges). */
+  usageCharges(): UsageCharge[] {
+    return this.#admitted.flatMap(({ admission }) => admission.usageCharges());
   }
 }

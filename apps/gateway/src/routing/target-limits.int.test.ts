@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Entity,
+  EntityKind,
   type RateLimit,
   RateLimitType,
   RateLimitUnit,
@@ -162,7 +163,8 @@ describe('limits of config targets', () => {
       a: { usage: [tokensBudget(1_000_000)] },
       b: { usage: [tokensBudget(1_000_000)] },
     });
-    const res = await s.call({ provider: '@b' });
+    const trace = randomUUID();
+    const res = await s.call({ provider: '@b' }, { 'x-service-trace-id': trace });
     expect(res.status).toBe(200);
     const usage = ((await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } })
       .usage;
@@ -178,6 +180,12 @@ describe('limits of config targets', () => {
     // Its reservation is released, and the provider the config did not call is not charged.
     expect(Number((await redis.client.hget(key, 'r')) ?? 0)).toBe(0);
     expect(await redis.client.hget(budgetKey(s.org, s.ids.a as string), 'u')).toBeNull();
+    // The request event reports the target's counter, so the logger's ledger charges it too.
+    const event = await gw?.eventFor(trace);
+    expect(event?.usageChargesReported).toBe(true);
+    expect(event?.usageCharges).toMatchObject([
+      { ownerKind: EntityKind.PROVIDER, ownerId: s.ids.b, counterKey: key, amount: tokens },
+    ]);
   });
 
   test("a streamed answer's usage (its last chunks) settles the answering provider", async ({ redis }) => {
