@@ -114,6 +114,8 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     let admission: Admission | undefined;
     /** A config's targets' own admissions (routing/target-admissions.ts): reported with the request's. */
     let targetCharges: (() => readonly UsageCharge[]) | undefined;
+    /** The provider's answer a config held for output guardrails: its usage, whatever the client got. */
+    let heldAnswer: { readonly contentType: string | undefined; readonly body: Buffer } | undefined;
     let model = '';
     try {
       const service = parseServiceHeaders(req.headers);
@@ -172,6 +174,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         facts.routing = served.routing;
         if (served.gatewayError) facts.gatewayError = served.gatewayError;
         targetCharges = served.targetCharges;
+        heldAnswer = served.heldAnswer;
         result = served.result;
       } else {
         const managed = access?.route.kind === 'managed' ? access.route.target : undefined;
@@ -297,8 +300,9 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     const outcome = result && { ...result };
     if (admission) {
       const type = outcome?.responseHeaders['content-type'];
-      const usage =
-        outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
+      const usage = heldAnswer
+        ? settledUsage(heldAnswer.contentType, heldAnswer.body, heldAnswer.body, model, facts.provider)
+        : outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
       void admission.settle(usage);
       const charges = admission.usageCharges;
       const targets = targetCharges;

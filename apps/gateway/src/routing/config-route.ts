@@ -49,7 +49,7 @@ export interface ConfigRequestParts {
 }
 
 export interface ConfigServed
-  extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'heldAnswer' | 'cacheStatus'> {
+  extends Omit<ConfigRunReport, 'guardrailResults' | 'attempts' | 'answered' | 'cacheStatus'> {
   readonly routing: RoutingFacts;
   /** The budget counters the targets' own admissions charged (none: undefined), for the event. */
   readonly targetCharges?: (() => readonly UsageCharge[]) | undefined;
@@ -158,7 +158,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
     }
     // Async guardrails report after the answer went out: the event waits for them, the client does not.
     const guardrailResults = await report.guardrailResults;
-    const { attempts, answered: _a, heldAnswer: _h, cacheStatus, guardrailResults: _, ...rest } = report;
+    const { attempts, answered: _a, cacheStatus, guardrailResults: _, ...rest } = report;
     const savedIds = parts.managed && guardrailResults.length > 0 ? savedGuardrailIds(routed) : undefined;
     const routing = routingFacts(attempts, cacheStatus, guardrailResults, savedIds);
     return targets?.any

@@ -24,7 +24,7 @@ import {
   virtualKey,
   workspace,
 } from '../../test/control-plane-entities.js';
-import { freshWindow, makeLimits, ratePolicy } from '../limits/limits.test-support.js';
+import { freshWindow, makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
 
 const chat = { model: 'gpt-4o', messages: [{ role: 'user', content: 'ping' }] };
 let gw: ControlPlaneGateway | undefined;
@@ -210,12 +210,18 @@ describe('limits of config targets', () => {
   });
 
   test("an answer an output guardrail denied still charges the provider's tokens", async ({ redis }) => {
-    const s = await start(redis.client, { b: { usage: [tokensBudget(1_000_000)] } });
+    const s = await start(redis.client, { b: { usage: [tokensBudget(1_000_000)] } }, (_org, ws) => [
+      usagePolicy({ conditions: [{ key: 'workspace_id', value: ws }], creditLimit: 1_000_000 }),
+    ]);
     const noEcho = {
       deny: true,
       checks: [{ id: 'contains', parameters: { words: ['ping'], operator: 'none' } }],
     };
-    const res = await s.call({ provider: '@b', output_guardrails: [noEcho] });
+    const trace = randomUUID();
+    const res = await s.call(
+      { provider: '@b', output_guardrails: [noEcho] },
+      { 'x-service-trace-id': trace },
+    );
     expect(res.status).toBe(446);
     expect(gw?.mock.requests).toHaveLength(1);
     const key = budgetKey(s.org, s.ids.b as string);
@@ -225,6 +231,12 @@ describe('limits of config targets', () => {
       charged = Number((await redis.client.hget(key, 'u')) ?? 0);
     }
     expect(charged).toBeGreaterThan(0);
+    // The request-level budget (a workspace policy) is charged the same tokens.
+    const event = await gw?.eventFor(trace);
+    expect(event?.usageCharges.map((c) => [c.ownerKind, Number(c.amount)])).toEqual([
+      [EntityKind.USAGE_LIMIT_POLICY, charged],
+      [EntityKind.PROVIDER, charged],
+    ]);
   });
 
   test('a provider policy applies per target; a workspace policy counts each request once', async ({
