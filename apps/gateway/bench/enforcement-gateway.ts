@@ -52,6 +52,8 @@ export async function startEnforcementGateway(options: {
   mockUrl: string;
   natsUrl: string;
   nodeArgs?: string[];
+  /** Another gateway entry (e.g. a copy of an earlier src/ for an A/B); default src/main.ts. */
+  entry?: string;
 }): Promise<EnforcementGateway> {
   const redis = await startLocalRedis();
   const dir = await mkdtemp(join(tmpdir(), 'aigw-bench-enforcement-'));
@@ -95,7 +97,7 @@ export async function startEnforcementGateway(options: {
   const closedPort = await freePort();
   const child = await start(
     'enforcement gateway',
-    [...tsx, ...(options.nodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
+    [...tsx, ...(options.nodeArgs ?? []), options.entry ?? `${root}apps/gateway/src/main.ts`],
     {
       PORT: String(port),
       HOST: '127.0.0.1',

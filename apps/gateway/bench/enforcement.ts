@@ -5,7 +5,10 @@
 // ENFORCEMENT_ROUNDS (default 3), BENCH_DURATION_S (default 6); ENFORCEMENT_PROFILE_DIR adds --cpu-prof
 // to the enforcement gateway (summarise with profile-summary.ts); ENFORCEMENT_NODE_ARGS adds node flags
 // to it (e.g. a --require preload for an experiment); ENFORCEMENT_B_NODE_ARGS starts a second one with
-// those flags instead, loaded after the first in every round (A/B on one tree).
+// those flags instead, loaded after the first in every round (A/B on one tree); ENFORCEMENT_B_ENTRY
+// runs B from another entry instead (e.g. a copy of an earlier src/main.ts, to A/B two versions of
+// the code); with a B, the end prints the median CPU per request of A and B and of their per-round
+// ratio B/A (the two are loaded back to back, so they see the same background load).
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
@@ -29,9 +32,17 @@ const enforced = await startEnforcementGateway({
   ],
 });
 const bArgs = process.env.ENFORCEMENT_B_NODE_ARGS?.split(' ').filter(Boolean);
-const enforcedB = bArgs
-  ? await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url, nodeArgs: bArgs })
-  : undefined;
+const bEntry = process.env.ENFORCEMENT_B_ENTRY;
+const enforcedB =
+  bArgs || bEntry
+    ? await startEnforcementGateway({
+        mockUrl: bench.mock.url,
+        natsUrl: bench.nats.url,
+        nodeArgs: bArgs ?? [],
+        ...(bEntry ? { entry: bEntry } : {}),
+      })
+    : undefined;
+const ab: { a: number; b: number; redisA: number; redisB: number }[] = [];
 try {
   const mock = bench.mock.url;
   const bareUrl = `${bench.bare.url}/chat/completions`;
@@ -68,6 +79,7 @@ try {
       });
       const redisB = Math.round((cpuMicros(enforcedB.redisPid) - redisB0) / b.total);
       rows.push(b);
+      ab.push({ a: full.cpuPerRequest, b: b.cpuPerRequest, redisA: redisCpu, redisB });
       console.log(
         `round ${round + 1}: enforcement B ${b.rps} rps (${((b.rps / bare.rps) * 100).toFixed(1)}% of bare, ` +
           `${b.cpuPerRequest} µs CPU per request, redis-server ${redisB} µs, errors ${b.errors})`,
@@ -80,6 +92,13 @@ try {
     );
   }
   console.table(rows);
+  if (ab.length > 0) {
+    console.log(
+      `A/B CPU per request (µs), median of ${ab.length} rounds: A ${median(ab.map((r) => r.a))}, ` +
+        `B ${median(ab.map((r) => r.b))}, B/A ${median(ab.map((r) => r.b / r.a)).toFixed(3)}; ` +
+        `redis-server A ${median(ab.map((r) => r.redisA))}, B ${median(ab.map((r) => r.redisB))}`,
+    );
+  }
   const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, 2000);
   const plain = await sequentialLatency(plainUrl, bench.gatewayHeaders, 2000);
   const full = await sequentialLatency(enforcedUrl, enforced.headers, 2000);

@@ -5,13 +5,16 @@ import { type ResponseFacts, readResponseFacts } from '../proxy/usage.js';
 import { managedRef } from './event-identity.js';
 import type { RequestAccess } from './request-access.js';
 
-/** `provider`: the provider type chosen by the headers ('' when a config decides per target). */
+/**
+ * `provider`: the provider type chosen by the headers ('' when a config decides per target).
+ * Built by assignment rather than conditional spreads: this runs for every request, and the plan
+ * cache keys on these values, not on the object.
+ */
 export function limitSubject(access: RequestAccess, providerType: string, model: string): LimitSubject {
   const { identity, route } = access;
   const ref = managedRef(route, access);
   const saved = route.kind === 'config' ? route.saved : undefined;
-  const iw = ref?.integrationWorkspace;
-  return {
+  const subject: { -readonly [K in keyof LimitSubject]: LimitSubject[K] } = {
     organisationId: identity.organisation.id,
     workspaceId: identity.workspace.id,
     apiKeyId: identity.apiKey?.id ?? '',
@@ -19,26 +22,26 @@ export function limitSubject(access: RequestAccess, providerType: string, model:
     providerType,
     model,
     configId: saved?.id ?? '',
-    ...(saved ? { configSlug: saved.slug } : {}),
     virtualKeyId: ref?.virtualKeyId ?? '',
-    ...(ref?.virtualKeySlug ? { virtualKeySlug: ref.virtualKeySlug } : {}),
     metadata: access.metadata,
-    ...(identity.apiKey ? { apiKey: identity.apiKey } : {}),
     workspace: identity.workspace,
-    ...(ref?.provider ? { providerEntity: ref.provider } : {}),
-    ...(ref?.integration ? { integration: ref.integration } : {}),
-    ...(ref?.virtualKey ? { virtualKey: ref.virtualKey } : {}),
-    ...(iw && ref?.integration
-      ? {
-          integrationWorkspace: {
-            integrationId: ref.integration.id,
-            workspaceId: iw.workspaceId,
-            rateLimits: iw.rateLimits,
-            usageLimits: iw.usageLimits,
-          },
-        }
-      : {}),
   };
+  if (saved) subject.configSlug = saved.slug;
+  if (ref?.virtualKeySlug) subject.virtualKeySlug = ref.virtualKeySlug;
+  if (identity.apiKey) subject.apiKey = identity.apiKey;
+  if (ref?.provider) subject.providerEntity = ref.provider;
+  if (ref?.integration) subject.integration = ref.integration;
+  if (ref?.virtualKey) subject.virtualKey = ref.virtualKey;
+  const iw = ref?.integrationWorkspace;
+  if (iw && ref?.integration) {
+    subject.integrationWorkspace = {
+      integrationId: ref.integration.id,
+      workspaceId: iw.workspaceId,
+      rateLimits: iw.rateLimits,
+      usageLimits: iw.usageLimits,
+    };
+  }
+  return subject;
 }
 
 /** From a JSON body: its max_tokens (any of the names APIs use) and a size-based input guess. */
