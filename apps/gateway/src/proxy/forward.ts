@@ -131,9 +131,26 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
           if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
         });
       }
+      // What a data listener plus `upRes.pipe(res)` did, in one listener: pipe() adds and removes
+      // eight listeners per response. A full client buffer pauses the provider until it drains; a
+      // closed client gets no more writes (the 'close' handler above cancels the upstream).
+      let paused = false;
+      const drained = () => {
+        paused = false;
+        upRes.resume();
+      };
       upRes.on('data', (chunk: Buffer) => {
         result.responseBytes += chunk.length;
         fr.responseSink?.push(chunk);
+        if (res.destroyed) return;
+        if (!res.write(chunk) && !paused) {
+          paused = true;
+          upRes.pause();
+          res.once('drain', drained);
+        }
+      });
+      upRes.once('end', () => {
+        if (!res.destroyed) res.end();
       });
       upRes.on('aborted', () => {
         result.error ??= {
@@ -144,26 +161,48 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         res.destroy();
       });
       upRes.on('error', () => res.destroy());
-      upRes.pipe(res);
     });
 
     if (Buffer.isBuffer(fr.body)) {
       fr.requestSink?.push(fr.body);
       upstream.end(fr.body);
     } else {
+      // The body relayed as `body.pipe(upstream)` did, in the one data listener: nothing more is
+      // written once the body is too large or the upstream is gone, and the client's body keeps
+      // flowing (and is dropped) so that its connection stays usable.
       const body = fr.body;
       let received = 0;
+      let cut = false;
+      let paused = false;
+      const drained = () => {
+        upstream.off('drain', drained);
+        upstream.off('close', drained);
+        paused = false;
+        body.resume();
+      };
       body.on('data', (chunk: Buffer) => {
         received += chunk.length;
         fr.requestSink?.push(chunk);
         if (received > fr.maxBodyBytes) {
-          body.unpipe(upstream);
+          cut = true;
           fail(gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`));
+          return;
+        }
+        if (upstream.destroyed) return;
+        if (!upstream.write(chunk) && !paused && !upstream.destroyed) {
+          paused = true;
+          body.pause();
+          upstream.on('drain', drained);
+          upstream.on('close', drained);
         }
       });
+      const ended = () => {
+        if (!cut && !upstream.destroyed) upstream.end();
+      };
+      if (body.readableEnded) process.nextTick(ended);
+      else body.once('end', ended);
       body.on('aborted', () => upstream.destroy());
       body.on('error', () => upstream.destroy());
-      body.pipe(upstream);
     }
   });
 }

@@ -158,6 +158,57 @@ describe('pass-through', () => {
     expect(chunked.status).toBe(413);
   });
 
+  test('bodies relay intact both ways when either side is slower than the other', async () => {
+    // 60 KiB up in 4 KiB pieces (the upstream request buffers them while it connects) and 16 MiB
+    // down to a client that stops reading for a moment: both relays must pause and resume.
+    const up = Buffer.alloc(60 * 1024, 0);
+    for (let i = 0; i < up.length; i++) up[i] = (i * 31) % 251;
+    const down = Buffer.alloc(16 * 1024 * 1024);
+    for (let i = 0; i < down.length; i += 4096) down.writeUInt32BE(i, i);
+    let uploaded: Buffer | undefined;
+    const echo = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => parts.push(chunk));
+      req.on('end', () => {
+        uploaded = Buffer.concat(parts);
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end(down);
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`${h.base}/v1/files`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer sk-test',
+          'content-type': 'application/octet-stream',
+          'x-service-provider': 'openai',
+          'x-service-custom-host': `http://127.0.0.1:${(echo.address() as AddressInfo).port}/v1`,
+        },
+        body: new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < up.length; at += 4096) controller.enqueue(up.subarray(at, at + 4096));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+      } as RequestInit);
+      expect(res.status).toBe(200);
+      const reader = res.body!.getReader();
+      const parts: Uint8Array[] = [];
+      const first = await reader.read();
+      if (first.value) parts.push(first.value);
+      // The gateway's writes to this client fill its buffers meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      for (let next = await reader.read(); !next.done; next = await reader.read()) parts.push(next.value);
+      expect(Buffer.concat(parts).equals(down)).toBe(true);
+      expect(uploaded?.equals(up)).toBe(true);
+    } finally {
+      echo.closeAllConnections();
+      echo.close();
+    }
+  });
+
   test('streams are relayed chunk by chunk, and a client abort cancels the upstream at once', async () => {
     let upstreamClosed: () => void = () => undefined;
     const closed = new Promise<void>((resolve) => {
