@@ -58,8 +58,8 @@ for (let i = 0; i < slices; i++) {
   const x = rows.a[i];
   const y = rows.b[i];
   console.log(
-    `slice ${i}: A ${x?.row.cpuPerRequest} µs (redis ${x?.redis}, ${x?.row.rps} rps, errors ${x?.row.errors}), ` +
-      `B ${y?.row.cpuPerRequest} µs (redis ${y?.redis}, ${y?.row.rps} rps, errors ${y?.row.errors})`,
+    `slice ${i}: A ${x?.row.cpuPerRequest} µs (redis ${x?.redis}, ${x?.row.writesPerRequest} writes, ${x?.row.rps} rps, errors ${x?.row.errors}), ` +
+      `B ${y?.row.cpuPerRequest} µs (redis ${y?.redis}, ${y?.row.writesPerRequest} writes, ${y?.row.rps} rps, errors ${y?.row.errors})`,
   );
 }
 const cpu = (s: Slice[]) => median(s.map((r) => r.row.cpuPerRequest));
@@ -69,5 +69,6 @@ const redisRatio = median(rows.a.map((x, i) => (rows.b[i]?.redis ?? 0) / Math.ma
 console.log(
   `enforcement A/B at ${rate} req/s, ${connections} connections, ${slices} slices of ${sliceS} s: ` +
     `gateway CPU per request A ${cpu(rows.a)} µs, B ${cpu(rows.b)} µs, median B/A ${ratio.toFixed(3)}; ` +
-    `redis-server A ${redis(rows.a)} µs, B ${redis(rows.b)} µs, median B/A ${redisRatio.toFixed(3)}`,
+    `redis-server A ${redis(rows.a)} µs, B ${redis(rows.b)} µs, median B/A ${redisRatio.toFixed(3)}; ` +
+    `write syscalls per request A ${median(rows.a.map((r) => r.row.writesPerRequest))}, B ${median(rows.b.map((r) => r.row.writesPerRequest))}`,
 );
