@@ -79,4 +79,23 @@ describe('redis store batching', () => {
     expect(counter.calls).toBe(2);
     expect(await redis.client.hget(tokens, 'n')).toBe('4');
   });
+
+  test('a burst of settlements is split into calls of at most 64, an admission taking at most 64 of them', async ({
+    redis,
+  }) => {
+    const { store, counter } = countedStore(redis.client);
+    const key = `lim:{${redis.prefix}burst}:u:p:policy:g:0`;
+    const settles = Array.from({ length: 150 }, (_, i) => store.settle(settleOf(key, `b${i}`, 0, 1)));
+    const admitted = store.admit({
+      rates: [],
+      budgets: [{ key, limit: 1_000, estimate: 0, expireAtMs: 0 }],
+      reservationId: 'after',
+      reservationTtlMs: MINUTE,
+    });
+    // The admission carried the first 64 settlements and saw them; the other 86 went in two calls.
+    expect((await admitted).budgets[0]?.usage).toBe(64);
+    const usages = (await Promise.all(settles)).map((o) => o.budgets[0]?.usage);
+    expect(usages).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
+    expect(counter.calls).toBe(3);
+  });
 });

@@ -164,6 +164,9 @@ type Scripted = Redis & {
 
 const ALERTS: readonly AlertTransition[] = ['none', 'threshold', 'exhausted'];
 
+/** Settlements per script call at most: one call must not hold Redis for long after a burst. */
+const MAX_SETTLES_PER_CALL = 64;
+
 /** Reservation keys sit beside their budget, in the same hash slot. */
 export const reservationKey = (budgetKey: string) => `${budgetKey}:res`;
 
@@ -223,27 +226,36 @@ export function createRedisStore(redis: Redis): CounterStore {
 
   function flush() {
     flushScheduled = false;
-    for (const [slot, settles] of pending) {
+    for (const [slot, waiting] of pending) {
       pending.delete(slot);
-      const keys: string[] = [];
-      const args: (string | number)[] = [settles.length];
-      for (const p of settles) pushSettle(keys, args, p.input);
-      args.push('0');
-      client.aigwLimits(keys.length, ...keys, ...args).then(
-        (out) => answerSettles(out, settles),
-        (err) => {
-          for (const p of settles) p.reject(err);
-        },
-      );
+      for (let i = 0; i < waiting.length; i += MAX_SETTLES_PER_CALL)
+        send(waiting.slice(i, i + MAX_SETTLES_PER_CALL));
     }
+  }
+
+  function send(settles: readonly PendingSettle[]) {
+    const keys: string[] = [];
+    const args: (string | number)[] = [settles.length];
+    for (const p of settles) pushSettle(keys, args, p.input);
+    args.push('0');
+    client.aigwLimits(keys.length, ...keys, ...args).then(
+      (out) => answerSettles(out, settles),
+      (err) => {
+        for (const p of settles) p.reject(err);
+      },
+    );
   }
 
   return {
     async admit(input: AdmitInput): Promise<AdmitOutput> {
       const first = input.rates[0]?.key ?? input.budgets[0]?.key;
       const slot = slotOf(first);
-      const settles = pending.get(slot) ?? [];
-      pending.delete(slot);
+      const waiting = pending.get(slot);
+      let settles: readonly PendingSettle[] = [];
+      if (waiting) {
+        settles = waiting.splice(0, MAX_SETTLES_PER_CALL);
+        if (waiting.length === 0) pending.delete(slot);
+      }
       const keys: string[] = [];
       const args: (string | number)[] = [settles.length];
       for (const p of settles) pushSettle(keys, args, p.input);
