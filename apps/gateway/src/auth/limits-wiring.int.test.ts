@@ -3,6 +3,7 @@
 // answer's usage after it went out (settle), so the next request sees it. Daily windows: a window
 // boundary between the calls of a test is as unlikely as it can be.
 import { randomUUID } from 'node:crypto';
+import { costOf } from '@aigw/pricing';
 import { EntityKind, PeriodicReset, RateLimitType, RateLimitUnit, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
@@ -190,6 +191,8 @@ describe('limits in the /v1 pipeline', () => {
     // The amounts are what settle added to the very counters the keys name.
     expect(tokens?.amount).toBe(event.tokens?.totalTokens);
     expect(cost?.amount).toBeGreaterThan(0);
+    // The event's cost is the same amount: logs, the ledger and the budget agree.
+    expect(event.cost).toEqual({ amountMicros: cost?.amount, currency: 'USD' });
     for (const charge of event.usageCharges) {
       let u = 0;
       for (let i = 0; i < 50 && u !== charge.amount; i++) {
@@ -198,5 +201,48 @@ describe('limits in the /v1 pipeline', () => {
       }
       expect(u).toBe(charge.amount);
     }
+  });
+
+  test('the request event is priced from the pricing snapshot with no limit applying, and not priced without a row', async () => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    gw = await startControlPlaneGateway([], {}, {});
+    const price = gpt4oPrice();
+    gw.use([organisation(org), workspace(ws, org), apiKey(key, org, ws), price]);
+    const call = async (traceId: string, model: string) => {
+      const res = await fetch(`${gw?.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key,
+          'x-service-provider': 'openai',
+          'x-service-custom-host': `${gw?.mock.url}/v1`,
+          authorization: 'Bearer sk-client',
+          'x-service-trace-id': traceId,
+        },
+        body: JSON.stringify({ ...chat, model }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      return gw?.eventFor(traceId);
+    };
+    const priced = await call('priced-1', 'gpt-4o');
+    const rates = price.body?.$case === 'modelPricing' ? price.body.value : undefined;
+    const tokens = priced?.tokens;
+    expect(tokens?.estimated).toBe(false);
+    expect(tokens?.inputTokens).toBeGreaterThan(0);
+    const expected = costOf(rates as NonNullable<typeof rates>, {
+      inputTokens: tokens?.inputTokens ?? 0,
+      outputTokens: tokens?.outputTokens ?? 0,
+      cachedInputTokens: tokens?.cachedInputTokens ?? 0,
+    });
+    expect(expected).toBeGreaterThan(0);
+    expect(priced?.cost).toEqual({ amountMicros: expected, currency: 'USD' });
+    expect(priced?.usageChargesReported).toBe(false);
+    // No pricing row matches this model: no cost rather than a made-up one.
+    const unpriced = await call('priced-2', 'mistral-large');
+    expect(unpriced?.tokens?.inputTokens).toBeGreaterThan(0);
+    expect(unpriced?.cost).toBeUndefined();
   });
 });

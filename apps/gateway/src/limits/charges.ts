@@ -140,6 +140,30 @@ function matchPrice(
   return matchPricing(rows(), organisationId, provider, model);
 }
 
+/**
+ * RequestEvent.cost of an answer: its reported tokens at the snapshot's price for the provider type
+ * and model that answered (undefined when no price row matches or the amount is not a safe integer).
+ * The same price and rounding as a cost budget's settlement, so logs, ledger and budgets agree.
+ */
+export function requestCost(
+  snapshot: Snapshot,
+  organisationId: string,
+  usage: ActualUsage,
+): { amountMicros: number; currency: string } | undefined {
+  const price = priceOf(snapshot, organisationId, usage.provider, usage.model);
+  if (!price) return undefined;
+  try {
+    const amountMicros = costOf(price, {
+      inputTokens: safe(usage.inputTokens),
+      outputTokens: safe(usage.outputTokens),
+      cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
+    });
+    return { amountMicros, currency: price.currency.toUpperCase() };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Non-negative safe integers only: a provider reporting nonsense must not break accounting. */
 export function safe(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0;

@@ -20,6 +20,7 @@ export { alertId } from './alerts.js';
 /** Response header the wiring adds when `admission.degraded` (ARCHITECTURE part 4). */
 export const LIMITS_DEGRADED_HEADER = 'x-service-limits-degraded';
 
+export { requestCost } from './charges.js';
 export { groupValue, matchesAll, valuesOf, WILDCARD } from './conditions.js';
 export {
   type ActualUsage,

@@ -131,6 +131,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
         facts.captureBodies &&= access.captureBodies;
         facts.identity = eventIdentity(access);
         facts.providerRef = eventProviderRef(managedRef(access.route, access));
+        facts.pricing = access;
       }
       const routed = access
         ? access.route.kind === 'config'

@@ -1,5 +1,7 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
 import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
+import type { RequestAccess } from '../auth/index.js';
+import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
 import type { ForwardResult } from './forward.js';
@@ -36,6 +38,12 @@ export interface RequestFacts {
    * the event is built, after settle).
    */
   readonly usageCharges?: () => readonly UsageCharge[];
+  /**
+   * Control-plane mode: the request's snapshot and organisation, which price its reported usage
+   * (the pricing row of the provider type and model that answered). Estimated usage is not priced,
+   * as budgets do not charge it.
+   */
+  readonly pricing?: Pick<RequestAccess, 'snapshot' | 'identity'>;
 }
 
 type IdentityField =
@@ -93,6 +101,18 @@ export function buildRequestEvent(
   };
   const who = facts.identity;
   const routing = facts.routing;
+  const modelRequested = requestModel(facts.requestContentType, facts.request.complete());
+  const modelServed = responseFacts.model ?? '';
+  const cost =
+    facts.pricing && responseFacts.usage
+      ? requestCost(facts.pricing.snapshot, facts.pricing.identity.organisation.id, {
+          inputTokens: responseFacts.usage.inputTokens,
+          outputTokens: responseFacts.usage.outputTokens,
+          cachedInputTokens: responseFacts.usage.cachedInputTokens,
+          model: modelServed || modelRequested,
+          provider: facts.provider,
+        })
+      : undefined;
   let attempts: Attempt[] = [];
   if (routing) attempts = [...routing.attempts];
   else if (result) {
@@ -130,8 +150,8 @@ export function buildRequestEvent(
     virtualKeyId: who?.virtualKeyId ?? '',
     configId: who?.configId ?? '',
     configVersion: who?.configVersion ?? 0,
-    modelRequested: requestModel(facts.requestContentType, facts.request.complete()),
-    modelServed: responseFacts.model ?? '',
+    modelRequested,
+    modelServed,
     method: facts.method,
     path: facts.path,
     statusCode: facts.gatewayError?.status ?? result?.status ?? 0,
@@ -139,7 +159,7 @@ export function buildRequestEvent(
     cacheStatus: routing?.cacheStatus ?? CacheStatus.DISABLED,
     attempts,
     tokens: usage,
-    cost: undefined,
+    cost,
     metadata: { ...facts.metadata },
     guardrailResults: routing ? [...routing.guardrailResults] : [],
     requestBody:
