@@ -68,8 +68,9 @@ describe('current_usage end to end', () => {
         (r) => Number(r.requests) >= 4,
         { boundMs: 20_000, intervalMs: 100, what: 'ledger charged' },
       );
-      const { rows: logged } = await pg.pool.query<{ tokens: string }>(
-        'select sum(total_tokens)::text as tokens from logs.request_logs where api_key_id = $1',
+      const { rows: logged } = await pg.pool.query<{ tokens: string; cost: string }>(
+        `select sum(total_tokens)::text as tokens, sum(cost_micros)::text as cost
+           from logs.request_logs where api_key_id = $1`,
         [key.id],
       );
       const perKey = await ledgerRow(
@@ -80,6 +81,8 @@ describe('current_usage end to end', () => {
       );
       expect(Number(keyMonth.cost)).toBeGreaterThan(0);
       expect(Number(perKey.cost)).toBe(Number(keyMonth.cost));
+      // The logs carry the same cost the budgets were charged (the events are priced alike).
+      expect(Number(logged[0]?.cost)).toBe(Number(keyMonth.cost));
 
       const shown = await admin.expect(200, 'GET', `/api-keys/${key.id}`);
       expect(shown.usage_limits).toMatchObject([
