@@ -6,13 +6,15 @@ import { managedRef } from './event-identity.js';
 import type { RequestAccess } from './request-access.js';
 
 /**
- * `provider`: the provider type chosen by the headers ('' when a config decides per target).
+ * `provider`: the provider type chosen by the headers. A config request's subject names no provider
+ * ('' and no managed provider, virtual key or their limits, whatever the headers say): its targets
+ * decide the provider, and each call of a target is admitted for it (auth/target-limits.ts).
  * Built by assignment rather than conditional spreads: this runs for every request, and the plan
  * cache keys on these values, not on the object.
  */
 export function limitSubject(access: RequestAccess, providerType: string, model: string): LimitSubject {
   const { identity, route } = access;
-  const ref = managedRef(route, access);
+  const ref = route.kind === 'config' ? undefined : managedRef(route, access);
   const saved = route.kind === 'config' ? route.saved : undefined;
   const subject: { -readonly [K in keyof LimitSubject]: LimitSubject[K] } = {
     organisationId: identity.organisation.id,

@@ -38,8 +38,8 @@ export interface LeafResolver {
   /** A leaf's own `provider: "@slug"` or `virtual_key`, in the request's workspace. */
   resolve(request: ManagedRequest): ManagedTarget;
   /**
-   * What a config target's own limits are admitted with (auth/target-limits.ts); undefined when the
-   * target is the one the request-level admission already covered.
+   * What a config target's own limits are admitted with (auth/target-limits.ts); undefined when
+   * nothing depends on the target (no target policy, no own limits of its provider or virtual key).
    */
   targetLimits(target: TargetOf, model: string): TargetLimitScope | undefined;
 }
@@ -119,8 +119,6 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
     } else {
       route = { kind: 'headers' };
     }
-    // The provider type the request-level admission sees (as the pass-through computes it).
-    const headerType = fromHeaders?.provider.id ?? service.provider ?? '';
     const access: RequestAccess = {
       snapshot,
       identity,
@@ -130,8 +128,7 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
       leaves: {
         fromHeaders,
         resolve: managed,
-        targetLimits: (target, model) =>
-          targetLimitScope(access, headerType.startsWith('@') ? '' : headerType, target, model),
+        targetLimits: (target, model) => targetLimitScope(access, target, model),
       },
     };
     return access;

@@ -25,21 +25,20 @@ export interface TargetLimitScope {
 const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key']);
 
 /**
- * The target's admission, or undefined when the target is the request-level one (its provider value
- * and virtual key are those the request-level admission saw, e.g. a leaf taking `@slug` from the
- * headers): that admission already covered it.
+ * The target's admission, or undefined when nothing depends on the target (no target policy and no
+ * own limits of its provider, integration or virtual key). The request-level admission of a config
+ * request names no provider (limits-stage.ts), so every target, the headers' `@slug` too, is
+ * admitted here and nowhere else.
  */
 export function targetLimitScope(
   access: RequestAccess,
-  requestProviderType: string,
   target: TargetOf,
   model: string,
 ): TargetLimitScope | undefined {
-  const request = limitSubject(access, requestProviderType, model);
+  const request = limitSubject(access, '', model);
   const ref = target.ref;
   const provider = ref?.slug || target.providerType;
   const virtualKeyId = ref?.virtualKeyId ?? '';
-  if (provider === request.provider && virtualKeyId === request.virtualKeyId) return undefined;
   const view = targetPolicyView(access.snapshot, request.organisationId);
   const iw = ref?.integrationWorkspace;
   // Nothing to decide: no admission, no Redis call, and no usage to read from the answer.

@@ -144,11 +144,11 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
       if (routed) {
         let preread: { body: Buffer; json: unknown } | undefined;
         if (limits && access) {
-          // The config's targets decide the provider: the headers' one (if any) is what limits see.
+          // The config's targets decide the provider: the request-level subject names none, and
+          // each call of a target is admitted for its provider (routing/target-admissions.ts).
           preread = await readJsonBody(req, config.MAX_BODY_BYTES);
           model = requestModel(path, req.headers['content-type'], preread.body, preread.json);
-          const type = access.leaves.fromHeaders?.provider.id ?? service.provider ?? '';
-          const subject = limitSubject(access, type.startsWith('@') ? '' : type, model);
+          const subject = limitSubject(access, '', model);
           admission = await limits.admit(
             access.snapshot,
             subject,

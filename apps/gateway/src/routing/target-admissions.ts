@@ -1,7 +1,7 @@
 // The limits of the targets a config request calls (control-plane mode): one admission per upstream
-// call of a target whose provider or virtual key the request-level admission did not cover, and
-// their settlement once the answer went out (the answering call's with its usage, the others' with
-// none, which releases their reservations). docs/limits.md, "Config targets".
+// call of a target that has limits of its own or target policies (the request-level admission of a
+// config request names no provider), and their settlement once the answer went out (the answering
+// call's with its usage, the others' with none, which releases their reservations). docs/limits.md, "Config targets".
 import type { UsageCharge } from '@aigw/proto';
 import { type LeafResolver, requestEstimate } from '../auth/index.js';
 import type { ActualUsage, Admission, Limits } from '../limits/index.js';

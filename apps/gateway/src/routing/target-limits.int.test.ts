@@ -307,4 +307,45 @@ describe('limits of config targets', () => {
     expect(refused.status).toBe(429);
     expect((await error(refused)).code).toBe('virtual_key_rate_limited');
   });
+
+  test("the headers' provider is charged only when a target calls it, once", async ({ redis }) => {
+    const s = await start(
+      redis.client,
+      { a: { usage: [tokensBudget(1_000_000)] }, b: { usage: [tokensBudget(1_000_000)] } },
+      () => [
+        ratePolicy({
+          conditions: [{ key: 'provider', value: 'a' }],
+          groupBy: [{ key: 'provider' }],
+          unit: RateLimitUnit.RPD,
+          value: 1,
+        }),
+      ],
+    );
+    // The headers name @a, the config routes to @b: neither @a's budget nor its policy is charged.
+    const toB = randomUUID();
+    const first = await s.call({ provider: '@b' }, { 'x-service-provider': '@a', 'x-service-trace-id': toB });
+    expect(first.status).toBe(200);
+    await first.text();
+    const routedToB = await gw?.eventFor(toB);
+    expect(routedToB?.usageCharges.map((c) => [c.ownerKind, c.ownerId])).toEqual([
+      [EntityKind.PROVIDER, s.ids.b],
+    ]);
+    expect(await redis.client.hget(budgetKey(s.org, s.ids.a as string), 'u')).toBeNull();
+    // A target taking the headers' @a (it names no provider) is admitted for @a exactly once: its
+    // policy (1 a day) admits this request and refuses the next.
+    const toA = randomUUID();
+    const second = await s.call(
+      { retry: { attempts: 0 } },
+      { 'x-service-provider': '@a', 'x-service-trace-id': toA },
+    );
+    expect(second.status).toBe(200);
+    await second.text();
+    const routedToA = await gw?.eventFor(toA);
+    expect(routedToA?.usageCharges.map((c) => [c.ownerKind, c.ownerId])).toEqual([
+      [EntityKind.PROVIDER, s.ids.a],
+    ]);
+    const third = await s.call({ retry: { attempts: 0 } }, { 'x-service-provider': '@a' });
+    expect(third.status).toBe(429);
+    expect((await error(third)).code).toBe('policy_rate_limited');
+  });
 });
