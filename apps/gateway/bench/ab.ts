@@ -88,7 +88,8 @@ console.log(
   rows.a
     .map(
       (a, i) =>
-        `slice ${i}: bare ${rows.bare[i]?.cpuPerRequest} A ${a.cpuPerRequest} B ${rows.b[i]?.cpuPerRequest} µs/req; ` +
+        `slice ${i}: bare ${rows.bare[i]?.cpuPerRequest} A ${a.cpuPerRequest} B ${rows.b[i]?.cpuPerRequest} µs/req ` +
+        `(nats-server A ${a.natsCpuPerRequest} B ${rows.b[i]?.natsCpuPerRequest}); ` +
         `writes/req bare ${rows.bare[i]?.writesPerRequest} A ${a.writesPerRequest} B ${rows.b[i]?.writesPerRequest}, ` +
         `reads/req A ${a.readsPerRequest} B ${rows.b[i]?.readsPerRequest}`,
     )
@@ -96,11 +97,12 @@ console.log(
 );
 const cpu = (name: keyof typeof targets) => median(rows[name].map((r) => r.cpuPerRequest));
 const rps = (name: keyof typeof targets) => median(rows[name].map((r) => r.rps));
+const nats = (name: keyof typeof targets) => median(rows[name].map((r) => r.natsCpuPerRequest));
 const perSlice = (f: (i: number) => number) => median(rows.a.map((_, i) => f(i)));
 console.log(
   `${stream ? 'stream' : 'json'} @${connections}, ${slices} x ${sliceS} s, medians: ` +
     `bare ${cpu('bare')} µs/req ${rps('bare')} rps | A (sources) ${cpu('a')} µs/req ${rps('a')} rps | ` +
-    `B (${entryB}) ${cpu('b')} µs/req ${rps('b')} rps`,
+    `B (${entryB}) ${cpu('b')} µs/req ${rps('b')} rps | nats-server per request A ${nats('a')} B ${nats('b')} µs`,
 );
 console.log(
   `per-slice medians: CPU A/B ${perSlice((i) => (rows.a[i]?.cpuPerRequest ?? 0) / (rows.b[i]?.cpuPerRequest ?? 1)).toFixed(3)}, ` +
