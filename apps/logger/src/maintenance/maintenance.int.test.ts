@@ -12,18 +12,16 @@ import { applyRetention } from './retention.js';
 import { startSingletonTask } from './singleton-task.js';
 
 const DAY_MS = 86_400_000;
+
+const open = (pg: { url: string }) =>
+  openDatabase<LogsDatabase>({ url: pg.url, schema: SCHEMA, applicationName: 'test', migrations });
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 
 describe('partition maintenance and retention', () => {
   test('creates partitions ahead, moves default rows into a new partition, drops expired days', async ({
     pg,
   }) => {
-    const database = await openDatabase<LogsDatabase>({
-      url: pg.url,
-      schema: SCHEMA,
-      applicationName: 'test',
-      migrations,
-    });
+    const database = await open(pg);
     const db = database.db;
     try {
       // Rows of three days arrive before any partition exists: the default partition keeps them.
@@ -80,12 +78,7 @@ describe('partition maintenance and retention', () => {
   test('finished exports go after EXPORT_RETENTION_DAYS with their chunks; queued and running ones stay', async ({
     pg,
   }) => {
-    const database = await openDatabase<LogsDatabase>({
-      url: pg.url,
-      schema: SCHEMA,
-      applicationName: 'test',
-      migrations,
-    });
+    const database = await open(pg);
     try {
       const at = (days: number) => new Date(NOW - days * DAY_MS);
       // [status, completed_at, updated_at]: only the first three are finished and older than 7 days.
@@ -124,12 +117,7 @@ describe('partition maintenance and retention', () => {
   });
 
   test('one replica at a time runs a singleton task', async ({ pg }) => {
-    const database = await openDatabase<LogsDatabase>({
-      url: pg.url,
-      schema: SCHEMA,
-      applicationName: 'test',
-      migrations,
-    });
+    const database = await open(pg);
     const log = createLogger({ app: 'test', level: 'silent' });
     let release: () => void = () => undefined;
     const blocked = new Promise<void>((resolve) => {
