@@ -97,6 +97,15 @@ export const usageLimitOut = z.object({
   current_usage: z.number(),
 });
 
+/** A limit's `periodic_reset` as the proto enum (unset: the limit resets by days or never). */
+export function periodicResetToProto(value: 'weekly' | 'monthly' | null | undefined): PeriodicReset {
+  return value === 'weekly'
+    ? PeriodicReset.WEEKLY
+    : value === 'monthly'
+      ? PeriodicReset.MONTHLY
+      : PeriodicReset.UNSPECIFIED;
+}
+
 export type RateLimitInput = z.output<typeof rateLimitSchema>;
 export type UsageLimitInput = z.output<typeof usageLimitSchema>;
 
@@ -118,12 +127,7 @@ export function usageLimitsToProto(limits: readonly UsageLimitInput[]): UsageLim
       type: l.type === 'cost' ? UsageLimitType.COST : UsageLimitType.TOKENS,
       creditLimit: Math.round(l.credit_limit * scale),
       ...(l.alert_threshold != null ? { alertThreshold: Math.round(l.alert_threshold * scale) } : {}),
-      periodicReset:
-        l.periodic_reset === 'weekly'
-          ? PeriodicReset.WEEKLY
-          : l.periodic_reset === 'monthly'
-            ? PeriodicReset.MONTHLY
-            : PeriodicReset.UNSPECIFIED,
+      periodicReset: periodicResetToProto(l.periodic_reset),
       periodicResetDays: l.periodic_reset_days ?? 0,
       nextUsageResetAtMs: l.next_usage_reset_at ? Date.parse(l.next_usage_reset_at) : 0,
     };

@@ -1,9 +1,10 @@
 // Usage limits policies: the API object, the gateway entity (credit_limit in micro-USD for cost),
 // how an update merges into the stored limit, and the alert resets it causes (spec part 3).
-import { PeriodicReset, UsageLimitType } from '@aigw/proto';
+import { UsageLimitType } from '@aigw/proto';
 import type { Updateable } from 'kysely';
 import type { z } from 'zod';
 import { invalid } from '../http/api-errors.js';
+import { periodicResetToProto } from '../limits/limits.schema.js';
 import { conditionsToProto, groupByToProto } from './policies.conditions.js';
 import type { PoliciesTable, PolicyRow } from './policies.db.js';
 import { commonToApi, policyEntity, policyStatus } from './policies.entity.js';
@@ -48,12 +49,7 @@ export function usageLimitsPolicyEntity(row: PolicyRow) {
       groupBy: groupByToProto(row.group_by),
       creditLimit: Math.round((row.credit_limit ?? 0) * scale),
       ...(row.alert_threshold !== null ? { alertThreshold: Math.round(row.alert_threshold * scale) } : {}),
-      periodicReset:
-        row.periodic_reset === 'weekly'
-          ? PeriodicReset.WEEKLY
-          : row.periodic_reset === 'monthly'
-            ? PeriodicReset.MONTHLY
-            : PeriodicReset.UNSPECIFIED,
+      periodicReset: periodicResetToProto(row.periodic_reset),
       periodicResetDays: row.periodic_reset_days ?? 0,
       nextUsageResetAtMs: row.next_usage_reset_at?.getTime() ?? 0,
       status: policyStatus(row),

@@ -1,7 +1,8 @@
 // `current_usage` of the usage limits an admin response shows (spec 2.5: fractional USD for cost,
 // tokens for tokens), from the usage ledger, for the period the gateway counts in now: the same
 // usagePeriodAt() over the limit's reset settings. docs/control-plane.md "Current usage".
-import { PeriodicReset, type UsageAmount, usagePeriodAt } from '@aigw/proto';
+import { type UsageAmount, usagePeriodAt } from '@aigw/proto';
+import { periodicResetToProto } from '../limits/limits.schema.js';
 import { readUsage, type UsageContext, type UsageKey, type UsageOwnerKind } from './usage-reader.js';
 
 /** The reset settings of a usage limit, in API form (entity limits) or stored form (policies). */
@@ -31,12 +32,7 @@ export function periodStartOf(limit: LimitPeriod, nowMs: number): number {
   const next = limit.next_usage_reset_at;
   return usagePeriodAt(
     {
-      periodicReset:
-        limit.periodic_reset === 'weekly'
-          ? PeriodicReset.WEEKLY
-          : limit.periodic_reset === 'monthly'
-            ? PeriodicReset.MONTHLY
-            : PeriodicReset.UNSPECIFIED,
+      periodicReset: periodicResetToProto(limit.periodic_reset),
       periodicResetDays: limit.periodic_reset_days ?? 0,
       nextUsageResetAtMs: next ? new Date(next).getTime() : 0,
     },
