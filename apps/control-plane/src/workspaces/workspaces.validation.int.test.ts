@@ -115,8 +115,9 @@ describe('workspace validation', () => {
       },
     });
     expect(created.status).toBe(201);
+    // A new workspace has used nothing yet: its limit shows current_usage 0 without asking the logger.
     expect(created.body.usage_limits).toEqual([
-      { type: 'cost', credit_limit: 2.5, periodic_reset: 'weekly' },
+      { type: 'cost', credit_limit: 2.5, periodic_reset: 'weekly', current_usage: 0 },
     ]);
     const change = (await changeEvents(pg.pool)).find((c) => c.entity?.id === created.body.id);
     expect(change?.entity?.body).toMatchObject({
