@@ -10,6 +10,7 @@ export {
   limitSubject,
   requestEstimate,
   settledUsage,
+  usageOf,
 } from './limits-stage.js';
 export {
   assertModelAllowed,

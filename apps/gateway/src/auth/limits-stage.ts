@@ -64,7 +64,11 @@ export function settledUsage(
   model: string,
   providerType: string,
 ): ActualUsage | undefined {
-  const facts: ResponseFacts = readResponseFacts(contentType, head, tail);
+  return usageOf(readResponseFacts(contentType, head, tail), model, providerType);
+}
+
+/** `settledUsage` of an answer already read (the request event reuses what settle read). */
+export function usageOf(facts: ResponseFacts, model: string, providerType: string): ActualUsage | undefined {
   if (!facts.usage) return undefined;
   return {
     inputTokens: facts.usage.inputTokens,

@@ -22,10 +22,11 @@ import {
   requestEstimate,
   requestModel,
   settledUsage,
+  usageOf,
 } from '../auth/index.js';
 import type { GatewayConfig } from '../config.js';
 import { gatewayError } from '../errors.js';
-import type { Admission, Limits } from '../limits/index.js';
+import type { ActualUsage, Admission, Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import type { ProviderRequest } from '../providers/types.js';
 import { H, parseServiceHeaders } from '../request/service-headers.js';
@@ -38,6 +39,7 @@ import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
 import { readBody, readJsonBody } from './read-body.js';
 import { buildRequestEvent, type RequestFacts } from './request-event.js';
 import { bearer, resolveProvider } from './target.js';
+import { readResponseFacts } from './usage.js';
 
 export interface PassThroughDeps {
   readonly config: GatewayConfig;
@@ -300,10 +302,19 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     response.seal();
     const outcome = result && { ...result };
     if (admission) {
-      const type = outcome?.responseHeaders['content-type'];
-      const usage = heldAnswer
-        ? settledUsage(heldAnswer.contentType, heldAnswer.body, heldAnswer.body, model, facts.provider)
-        : outcome && settledUsage(type, response.complete(), response.tail(), model, facts.provider);
+      let usage: ActualUsage | undefined;
+      if (heldAnswer) {
+        usage = settledUsage(heldAnswer.contentType, heldAnswer.body, heldAnswer.body, model, facts.provider);
+      } else if (outcome) {
+        // Read once: the request event reuses it (the capture is sealed, so it would read the same).
+        const read = readResponseFacts(
+          outcome.responseHeaders['content-type'],
+          response.complete(),
+          response.tail(),
+        );
+        facts.responseFacts = read;
+        usage = usageOf(read, model, facts.provider);
+      }
       void admission.settle(usage);
       const charges = admission.usageCharges;
       const targets = targetCharges;

@@ -5,7 +5,7 @@ import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
 import type { ForwardResult } from './forward.js';
-import { estimateUsage, readResponseFacts } from './usage.js';
+import { estimateUsage, type ResponseFacts, readResponseFacts } from './usage.js';
 
 export interface RequestFacts {
   readonly id: string;
@@ -44,6 +44,8 @@ export interface RequestFacts {
    * as budgets do not charge it.
    */
   readonly pricing?: Pick<RequestAccess, 'snapshot' | 'identity'>;
+  /** The sealed response's facts when settle already read them (read here otherwise). */
+  readonly responseFacts?: ResponseFacts;
 }
 
 type IdentityField =
@@ -85,7 +87,8 @@ export function buildRequestEvent(
 ): RequestEvent {
   const responseType = result?.responseHeaders['content-type'];
   const isStream = responseType?.startsWith('text/event-stream') ?? false;
-  const responseFacts = readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
+  const responseFacts =
+    facts.responseFacts ?? readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
   const ok = result !== undefined && result.status >= 200 && result.status < 300;
   const usage =
     responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
