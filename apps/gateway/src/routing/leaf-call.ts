@@ -272,17 +272,7 @@ export class LeafCaller {
       if (!(err instanceof AppError)) throw err;
       return this.refused(leaf, retry, err);
     }
-    const attempt: AttemptRecord = {
-      targetPath: leaf.node.path,
-      provider: leaf.provider,
-      customHost: leaf.customHost,
-      ref: leaf.ref,
-      model: leaf.model,
-      retryIndex: retry,
-      startedAt: Date.now(),
-      statusCode: 0,
-      endedAt: 0,
-    };
+    const attempt = attemptOf(leaf, retry, Date.now());
     this.attempts.push(attempt);
     if (admission) targets?.record(attempt, admission);
     const exchange = await callUpstream({
@@ -360,14 +350,7 @@ export class LeafCaller {
   private refused(leaf: PreparedLeaf, retry: number, error: AppError): LeafOutcome {
     const now = Date.now();
     this.attempts.push({
-      targetPath: leaf.node.path,
-      provider: leaf.provider,
-      customHost: leaf.customHost,
-      ref: leaf.ref,
-      model: leaf.model,
-      retryIndex: retry,
-      startedAt: now,
-      statusCode: 0,
+      ...attemptOf(leaf, retry, now),
       endedAt: now,
       error: { code: error.code ?? 'error', message: error.message, type: error.type },
       unsent: true,
@@ -380,6 +363,21 @@ export class LeafCaller {
     attempt.error = { code: error.code ?? 'error', message: error.message, type: error.type };
     return { kind: 'error', leaf, error, status: error.status, failed: true, discard: noop };
   }
+}
+
+/** An attempt on the leaf's target starting at `startedAt`, not answered yet. */
+function attemptOf(leaf: PreparedLeaf, retry: number, startedAt: number): AttemptRecord {
+  return {
+    targetPath: leaf.node.path,
+    provider: leaf.provider,
+    customHost: leaf.customHost,
+    ref: leaf.ref,
+    model: leaf.model,
+    retryIndex: retry,
+    startedAt,
+    statusCode: 0,
+    endedAt: 0,
+  };
 }
 
 function parseJson(body: Buffer): unknown {
