@@ -4,7 +4,7 @@
 // (ARCHITECTURE part 4) and says so: `degraded`, and a metric per degraded decision.
 import { randomBytes } from 'node:crypto';
 import type { UsageAlertEvent, UsageCharge } from '@aigw/proto';
-import { type Logger, withTimeout } from '@aigw/runtime';
+import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config.js';
@@ -89,7 +89,11 @@ export function createLimits(deps: LimitsDeps): Limits {
   const metrics = limitsMetrics(deps.registry);
   const now = deps.now ?? Date.now;
   const local = createMemoryStore();
-  const remote = deps.redis ? createRedisStore(deps.redis) : undefined;
+  // The Redis store fails a call left unanswered for LIMITS_REDIS_TIMEOUT_MS itself (one timer per
+  // batched script call rather than one per request).
+  const remote = deps.redis
+    ? createRedisStore(deps.redis, { timeoutMs: config.LIMITS_REDIS_TIMEOUT_MS })
+    : undefined;
   // Decisions use Redis only while the client is `ready`; a lazyConnect client would never get there.
   if (deps.redis?.status === 'wait') deps.redis.connect().catch(() => {});
   let retryRedisAt = 0;
@@ -115,7 +119,7 @@ export function createLimits(deps: LimitsDeps): Limits {
     retryRedisAt = Date.now() + config.LIMITS_REDIS_RETRY_MS;
   }
 
-  /** Runs on Redis within the timeout, else locally; `degraded` when Redis was wanted but not used. */
+  /** Runs on Redis (which times out on its own), else locally; `degraded` when Redis was wanted but not used. */
   async function run<I, O>(
     operation: 'admit' | 'settle',
     input: I,
@@ -124,11 +128,7 @@ export function createLimits(deps: LimitsDeps): Limits {
   ): Promise<{ out: O; remote: boolean; degraded: boolean }> {
     if (remote && !preferLocal && redisUsable()) {
       try {
-        const out = await withTimeout(
-          call(remote, input),
-          config.LIMITS_REDIS_TIMEOUT_MS,
-          () => new Error(`no answer from Redis within ${config.LIMITS_REDIS_TIMEOUT_MS} ms`),
-        );
+        const out = await call(remote, input);
         return { out, remote: true, degraded: false };
       } catch (err) {
         redisFailed(err, operation);
@@ -183,11 +183,7 @@ export function createLimits(deps: LimitsDeps): Limits {
       let onRedis = false;
       if (remote && redisUsable()) {
         try {
-          out = await withTimeout(
-            remote.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS)),
-            config.LIMITS_REDIS_TIMEOUT_MS,
-            () => new Error(`no answer from Redis within ${config.LIMITS_REDIS_TIMEOUT_MS} ms`),
-          );
+          out = await remote.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS));
           onRedis = true;
           observe(plan, out);
         } catch (err) {

@@ -1,25 +1,25 @@
-// The Redis store's batching: settlements wait for the end of the event-loop turn and ride along
-// with the next admission of their organisation (applied before it), or go together in one call.
+// The Redis store's batching: what is asked in one turn of the event loop, or while the previous
+// call of the organisation is unanswered, goes in one script call, settlements first, then each
+// admission in asking order; and its deadline, which runs from when a request was asked.
+import { createServer, type Socket } from 'node:net';
 import { test } from '@aigw/testkit';
-import type { Redis } from 'ioredis';
+import { freePort } from '@aigw/testkit/services';
+import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
 import { createRedisStore } from './redis-store.js';
 import type { SettleInput } from './store.js';
 
 const MINUTE = 60_000;
 
-type Scripted = Redis & { aigwLimits(...args: (string | number)[]): Promise<number[]> };
-
 /** The store over `redis`, and a count of the script calls it sends. */
-function countedStore(redis: Redis) {
-  const store = createRedisStore(redis);
-  const client = redis as Scripted;
-  const send = client.aigwLimits.bind(client);
+function countedStore(redis: Redis, timeoutMs = 1_000) {
+  const store = createRedisStore(redis, { timeoutMs });
   const counter = { calls: 0 };
-  client.aigwLimits = (...args) => {
-    counter.calls++;
-    return send(...args);
-  };
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((command, stream) => {
+    if (command.name === 'evalsha' || command.name === 'eval') counter.calls++;
+    return send(command, stream);
+  }) as typeof redis.sendCommand;
   return { store, counter };
 }
 
@@ -97,5 +97,108 @@ describe('redis store batching', () => {
     const usages = (await Promise.all(settles)).map((o) => o.budgets[0]?.usage);
     expect(usages).toEqual(Array.from({ length: 150 }, (_, i) => i + 1));
     expect(counter.calls).toBe(3);
+  });
+
+  test('admissions asked in one turn go in one call, each decided in asking order', async ({ redis }) => {
+    const { store, counter } = countedStore(redis.client);
+    const rate = {
+      key: `lim:{${redis.prefix}turn}:r:p:policy:k`,
+      requests: true,
+      limit: 3,
+      windowMs: MINUTE,
+    };
+    const outs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        store.admit({ rates: [rate], budgets: [], reservationId: `t${i}`, reservationTtlMs: MINUTE }),
+      ),
+    );
+    expect(outs.map((o) => [o.admitted, o.rateCounts[0]])).toEqual([
+      [true, 0],
+      [true, 1],
+      [true, 2],
+      [false, 3],
+      [false, 3],
+    ]);
+    expect(counter.calls).toBe(1);
+    // A refused admission charged nothing: the window holds the three admitted.
+    expect(await redis.client.hget(rate.key, 'n')).toBe('3');
+  });
+
+  test('what is asked while a call of the organisation is unanswered goes together in the next call', async ({
+    redis,
+  }) => {
+    const { store, counter } = countedStore(redis.client);
+    const key = `lim:{${redis.prefix}busy}:u:p:policy:g:0`;
+    const budget = { key, limit: 1_000, estimate: 10, expireAtMs: 0 };
+    const admit = (id: string) =>
+      store.admit({ rates: [], budgets: [budget], reservationId: id, reservationTtlMs: MINUTE });
+    const first = admit('f');
+    // The first call is sent at the end of this turn; its answer cannot arrive before the next one.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counter.calls).toBe(1);
+    const later = [admit('l1'), store.settle(settleOf(key, 'f', 10, 25)), admit('l2')];
+    expect((await first).budgets[0]).toMatchObject({ usage: 0, reserved: 0 });
+    const [l1, settled, l2] = await Promise.all(later);
+    expect(counter.calls).toBe(2);
+    // Settlements go first in a call: both admissions saw the settled 25, and l2 saw l1's reservation.
+    expect(settled).toMatchObject({ budgets: [{ usage: 25, alert: 'none' }] });
+    expect(l1).toMatchObject({ admitted: true, budgets: [{ usage: 25, reserved: 0 }] });
+    expect(l2).toMatchObject({ admitted: true, budgets: [{ usage: 25, reserved: 10 }] });
+  });
+
+  test('the script is loaded again when Redis lost it (SCRIPT FLUSH, a restart)', async ({ redis }) => {
+    const { store, counter } = countedStore(redis.client);
+    const key = `lim:{${redis.prefix}flush}:u:p:policy:g:0`;
+    const budget = { key, limit: 100, estimate: 0, expireAtMs: 0 };
+    await store.settle(settleOf(key, 'a', 0, 7));
+    await redis.client.script('FLUSH');
+    const out = await store.admit({
+      rates: [],
+      budgets: [budget],
+      reservationId: 'b',
+      reservationTtlMs: MINUTE,
+    });
+    expect(out).toMatchObject({ admitted: true, budgets: [{ usage: 7 }] });
+    // NOSCRIPT for the EVALSHA, then one EVAL.
+    expect(counter.calls).toBe(3);
+  });
+
+  test('a Redis that never answers: the call and what queued behind it fail with the timeout', {
+    timeout: 10_000,
+  }, async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => silent.listen(port, '127.0.0.1', resolve));
+    const client = new Redis(`redis://127.0.0.1:${port}`, {
+      enableReadyCheck: false,
+      disableClientInfo: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+    });
+    try {
+      await new Promise((resolve) => client.once('ready', resolve));
+      const { store, counter } = countedStore(client, 50);
+      const budget = { key: 'lim:{silent}:u:p:policy:g:0', limit: 100, estimate: 1, expireAtMs: 0 };
+      const admit = (id: string) =>
+        store.admit({ rates: [], budgets: [budget], reservationId: id, reservationTtlMs: MINUTE });
+      const first = admit('1');
+      await new Promise((resolve) => setImmediate(resolve));
+      const queued = admit('2');
+      // Not sent while the first call is unanswered.
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(counter.calls).toBe(1);
+      await expect(first).rejects.toThrow('no answer from Redis within 50 ms');
+      await expect(queued).rejects.toThrow('no answer from Redis within 50 ms');
+      expect(counter.calls).toBe(2);
+    } finally {
+      client.disconnect();
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
