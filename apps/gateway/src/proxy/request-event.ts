@@ -46,6 +46,8 @@ export interface RequestFacts {
   readonly pricing?: Pick<RequestAccess, 'snapshot' | 'identity'>;
   /** The sealed response's facts when settle already read them (read here otherwise). */
   readonly responseFacts?: ResponseFacts;
+  /** The JSON request body's `model` when the pipeline parsed the body (it is parsed here otherwise). */
+  readonly modelRequested?: string;
 }
 
 type IdentityField =
@@ -60,11 +62,16 @@ type IdentityField =
 function requestModel(contentType: string | undefined, body: Buffer | undefined): string {
   if (!body || !contentType?.includes('json')) return '';
   try {
-    const model = (JSON.parse(body.toString('utf8')) as { model?: unknown }).model;
-    return typeof model === 'string' ? model.slice(0, 256) : '';
+    return jsonModel(JSON.parse(body.toString('utf8')));
   } catch {
     return '';
   }
+}
+
+/** A parsed JSON request body's `model` as events report it ('' when it names none). */
+export function jsonModel(json: unknown): string {
+  const model = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
+  return typeof model === 'string' ? model.slice(0, 256) : '';
 }
 
 /**
@@ -104,7 +111,8 @@ export function buildRequestEvent(
   };
   const who = facts.identity;
   const routing = facts.routing;
-  const modelRequested = requestModel(facts.requestContentType, facts.request.complete());
+  const modelRequested =
+    facts.modelRequested ?? requestModel(facts.requestContentType, facts.request.complete());
   const modelServed = responseFacts.model ?? '';
   const cost =
     facts.pricing && responseFacts.usage
