@@ -29,59 +29,129 @@ import {
 // windowMs), per budget (limit, estimate, expireAtMs).
 // Returns {now, per settlement per budget (usage, alert), per admission: admitted, per rate its
 // count, per budget (usage, reserved, exhaustedAlert)}. Refusal rules mirror store.ts `refuses`.
-// A window's expiry is set when the window starts (later increments keep it). Expired reservations
-// (of a gateway that never settled) are dropped only when they could refuse an admission.
+//
+// Each counter is read once per call, kept in Lua while the call's settlements and admissions run in
+// order, and written once at the end: the requests of one API key share their counters, so a call
+// of five requests costs about ten Redis commands instead of fifty (each command from a script costs
+// Redis about as much as the command itself). Reservations leave their sorted set in one ZREM per
+// set after the settlements, and join it in one ZADD per set at the end. A window's expiry is set
+// when the window starts. Expired reservations (of a gateway that never settled) are dropped only
+// when they could refuse an admission, and the reserved total is then counted again from the set.
 const SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local grace = ${WINDOW_GRACE_MS}
 local out = {now}
+local int = function(n) return string.format('%d', n) end
+local rates, rateOrder = {}, {}
+local function rate(key, win)
+  local c = rates[key]
+  if not c then
+    local h = redis.call('HMGET', key, 'w', 'n')
+    c = {w = tonumber(h[1]), n = tonumber(h[2]) or 0, dirty = false, fresh = false}
+    rates[key] = c
+    rateOrder[#rateOrder + 1] = key
+  end
+  local ws = now - now % win
+  if c.w ~= ws then c.w, c.n, c.win, c.fresh = ws, 0, win, true end
+  return c
+end
+local budgets, budgetOrder = {}, {}
+local function budget(key)
+  local c = budgets[key]
+  if not c then
+    local h = redis.call('HMGET', key, 'u', 'r', 'x', 't')
+    c = {u = tonumber(h[1]) or 0, r = tonumber(h[2]) or 0, x = h[3], t = h[4], set = {}, exp = 0}
+    budgets[key] = c
+    budgetOrder[#budgetOrder + 1] = key
+  end
+  return c
+end
+local adds, addOrder = {}, {}
+local function flushAdds(rk)
+  local z = adds[rk]
+  if not z or #z.args == 0 then return end
+  redis.call('ZADD', rk, unpack(z.args))
+  -- Never shortens a longer expiry (another replica's longer TTL); a new set has none yet.
+  if redis.call('PEXPIRE', rk, z.ttl, 'GT') == 0 and redis.call('PTTL', rk) == -1 then
+    redis.call('PEXPIRE', rk, z.ttl)
+  end
+  z.args = {}
+end
+-- The reservations still held, from the set itself (plus this call's, not added yet).
+local function recount(rk)
+  flushAdds(rk)
+  local r = 0
+  for _, m in ipairs(redis.call('ZRANGE', rk, 0, -1)) do r = r + (tonumber(string.match(m, ':(%d+)$')) or 0) end
+  return r
+end
 local k, a = 0, 3
+local removals, removalOrder = {}, {}
 for s = 1, tonumber(ARGV[1]) do
   local nt, nb, rid = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2]
   a = a + 3
   for i = 1, nt do
-    local key, win, amount = KEYS[k + i], tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+    local c = rate(KEYS[k + i], tonumber(ARGV[a]))
+    c.n = c.n + tonumber(ARGV[a + 1])
+    c.dirty = true
     a = a + 2
-    local ws = now - now % win
-    if tonumber(redis.call('HGET', key, 'w')) == ws then
-      redis.call('HINCRBY', key, 'n', amount)
-    else
-      redis.call('HSET', key, 'w', ws, 'n', amount)
-      redis.call('PEXPIREAT', key, ws + win + grace)
-    end
   end
   k = k + nt
   for j = 1, nb do
     local uk, rk = KEYS[k + 2 * j - 1], KEYS[k + 2 * j]
     local reserved, actual, limit = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
     local threshold, mark, exp = tonumber(ARGV[a + 3]), ARGV[a + 4], tonumber(ARGV[a + 5])
-    if reserved > 0 and redis.call('ZREM', rk, rid .. ':' .. ARGV[a]) == 1 then
-      if redis.call('HINCRBY', uk, 'r', -reserved) < 0 then redis.call('HSET', uk, 'r', 0) end
+    local c = budget(uk)
+    if reserved > 0 then
+      local m = removals[rk]
+      if not m then
+        m = {budget = c, members = {}, released = 0}
+        removals[rk] = m
+        removalOrder[#removalOrder + 1] = rk
+      end
+      m.members[#m.members + 1] = rid .. ':' .. ARGV[a]
+      m.released = m.released + reserved
     end
-    local u
     if actual > 0 then
-      u = redis.call('HINCRBY', uk, 'u', actual)
-    else
-      u = tonumber(redis.call('HGET', uk, 'u')) or 0
+      c.u = c.u + actual
+      c.set.u = true
     end
     local alert = 0
-    if u >= limit then
-      if redis.call('HGET', uk, 'x') ~= ARGV[a + 2] then
-        redis.call('HSET', uk, 'x', ARGV[a + 2])
-        if threshold >= 0 then redis.call('HSET', uk, 't', mark) end
+    if c.u >= limit then
+      if c.x ~= ARGV[a + 2] then
+        c.x = ARGV[a + 2]
+        c.set.x = true
+        if threshold >= 0 then
+          c.t = mark
+          c.set.t = true
+        end
         alert = 2
       end
-    elseif threshold >= 0 and u >= threshold and redis.call('HGET', uk, 't') ~= mark then
-      redis.call('HSET', uk, 't', mark)
+    elseif threshold >= 0 and c.u >= threshold and c.t ~= mark then
+      c.t = mark
+      c.set.t = true
       alert = 1
     end
-    if exp > 0 and (actual > 0 or alert > 0) then redis.call('PEXPIREAT', uk, exp) end
+    if exp > 0 and (actual > 0 or alert > 0) then c.exp = exp end
     a = a + 6
-    out[#out + 1] = u
+    out[#out + 1] = c.u
     out[#out + 1] = alert
   end
   k = k + 2 * nb
+end
+for _, rk in ipairs(removalOrder) do
+  local m = removals[rk]
+  local removed = redis.call('ZREM', rk, unpack(m.members))
+  if removed > 0 then
+    local c = m.budget
+    if removed == #m.members then
+      c.r = math.max(0, c.r - m.released)
+    else
+      -- Some had expired and were dropped already: count what is left instead.
+      c.r = recount(rk)
+    end
+    c.set.r = true
+  end
 end
 for q = 1, tonumber(ARGV[2]) do
   local nr, nb, rid, ttl = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2], tonumber(ARGV[a + 3])
@@ -91,56 +161,47 @@ for q = 1, tonumber(ARGV[2]) do
   local ok = true
   a = first
   for i = 1, nr do
-    local req, limit, win = ARGV[a] == '1', tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    local req, limit = ARGV[a] == '1', tonumber(ARGV[a + 1])
+    local n = rate(KEYS[k + i], tonumber(ARGV[a + 2])).n
     a = a + 3
-    local h = redis.call('HMGET', KEYS[k + i], 'w', 'n')
-    local n = 0
-    if tonumber(h[1]) == now - now % win then n = tonumber(h[2]) or 0 end
     out[#out + 1] = n
     if (req and n + 1 > limit) or ((not req) and n >= limit) then ok = false end
   end
   for j = 1, nb do
     local uk, rk = KEYS[k + nr + 2 * j - 1], KEYS[k + nr + 2 * j]
     local limit, est, exp = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-    local h = redis.call('HMGET', uk, 'u', 'r', 'x')
-    local u, r = tonumber(h[1]) or 0, tonumber(h[2]) or 0
+    local c = budget(uk)
     local alert = 0
-    if u >= limit then
+    if c.u >= limit then
       ok = false
-      if h[3] ~= ARGV[a] then
-        redis.call('HSET', uk, 'x', ARGV[a])
-        if exp > 0 then redis.call('PEXPIREAT', uk, exp) end
+      if c.x ~= ARGV[a] then
+        c.x = ARGV[a]
+        c.set.x = true
+        if exp > 0 then c.exp = exp end
         alert = 1
       end
-    elseif r > 0 and u + r + est > limit then
-      if redis.call('EXISTS', rk) == 0 then
-        r = 0
-      else
-        local gone = redis.call('ZRANGEBYSCORE', rk, '-inf', now)
-        for _, m in ipairs(gone) do r = r - (tonumber(string.match(m, ':(%d+)$')) or 0) end
-        if #gone > 0 then redis.call('ZREMRANGEBYSCORE', rk, '-inf', now) end
-        if r < 0 then r = 0 end
+    elseif c.r > 0 and c.u + c.r + est > limit then
+      -- The reservations could refuse it: drop the expired ones and count the rest exactly.
+      redis.call('ZREMRANGEBYSCORE', rk, '-inf', now)
+      local r = recount(rk)
+      if r ~= c.r then
+        c.r = r
+        c.set.r = true
       end
-      if r ~= (tonumber(h[2]) or 0) then redis.call('HSET', uk, 'r', r) end
-      if r > 0 and u + r + est > limit then ok = false end
+      if r > 0 and c.u + r + est > limit then ok = false end
     end
     a = a + 3
-    out[#out + 1] = u
-    out[#out + 1] = r
+    out[#out + 1] = c.u
+    out[#out + 1] = c.r
     out[#out + 1] = alert
   end
   if ok then
     a = first
     for i = 1, nr do
       if ARGV[a] == '1' then
-        local key, win = KEYS[k + i], tonumber(ARGV[a + 2])
-        if out[base + i] == 0 then
-          local ws = now - now % win
-          redis.call('HSET', key, 'w', ws, 'n', 1)
-          redis.call('PEXPIREAT', key, ws + win + grace)
-        else
-          redis.call('HINCRBY', key, 'n', 1)
-        end
+        local c = rates[KEYS[k + i]]
+        c.n = c.n + 1
+        c.dirty = true
       end
       a = a + 3
     end
@@ -148,10 +209,19 @@ for q = 1, tonumber(ARGV[2]) do
       local est, exp = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
       if est > 0 then
         local uk, rk = KEYS[k + nr + 2 * j - 1], KEYS[k + nr + 2 * j]
-        redis.call('ZADD', rk, now + ttl, rid .. ':' .. ARGV[a + 1])
-        if redis.call('PTTL', rk) < ttl then redis.call('PEXPIRE', rk, ttl) end
-        redis.call('HINCRBY', uk, 'r', est)
-        if exp > 0 then redis.call('PEXPIREAT', uk, exp) end
+        local z = adds[rk]
+        if not z then
+          z = {args = {}, ttl = 0}
+          adds[rk] = z
+          addOrder[#addOrder + 1] = rk
+        end
+        z.args[#z.args + 1] = int(now + ttl)
+        z.args[#z.args + 1] = rid .. ':' .. ARGV[a + 1]
+        if ttl > z.ttl then z.ttl = ttl end
+        local c = budgets[uk]
+        c.r = c.r + est
+        c.set.r = true
+        if exp > 0 then c.exp = exp end
       end
       a = a + 3
     end
@@ -160,6 +230,24 @@ for q = 1, tonumber(ARGV[2]) do
   end
   k = k + nr + 2 * nb
   a = first + 3 * nr + 3 * nb
+end
+for _, key in ipairs(rateOrder) do
+  local c = rates[key]
+  if c.dirty then
+    redis.call('HSET', key, 'w', int(c.w), 'n', int(c.n))
+    if c.fresh then redis.call('PEXPIREAT', key, int(c.w + c.win + grace)) end
+  end
+end
+for _, rk in ipairs(addOrder) do flushAdds(rk) end
+for _, uk in ipairs(budgetOrder) do
+  local c = budgets[uk]
+  local fields = {}
+  if c.set.u then fields[#fields + 1] = 'u'; fields[#fields + 1] = int(c.u) end
+  if c.set.r then fields[#fields + 1] = 'r'; fields[#fields + 1] = int(c.r) end
+  if c.set.x then fields[#fields + 1] = 'x'; fields[#fields + 1] = c.x end
+  if c.set.t then fields[#fields + 1] = 't'; fields[#fields + 1] = c.t end
+  if #fields > 0 then redis.call('HSET', uk, unpack(fields)) end
+  if c.exp > 0 then redis.call('PEXPIREAT', uk, int(c.exp)) end
 end
 return out
 `;
