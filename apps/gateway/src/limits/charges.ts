@@ -99,9 +99,14 @@ export function expiry(budget: BudgetItem): number {
 
 /**
  * Prices already matched, per snapshot (a new snapshot starts afresh, so price edits apply at once):
- * matching scans every pricing row, and a request needs its price at admission and again at settle.
+ * matching scans every pricing row, and a request needs its price at admission, at settle and for
+ * its event. Nested by organisation, provider and model: the strings are looked up as they come,
+ * not joined into a new key string whose hash each lookup would compute again.
  */
-const matchedPrices = new WeakMap<Snapshot, Map<string, ModelPricing | undefined>>();
+const matchedPrices = new WeakMap<
+  Snapshot,
+  { size: number; byOrg: Map<string, Map<string, Map<string, ModelPricing | undefined>>> }
+>();
 const MAX_MATCHED_PRICES = 4096;
 
 function priceOf(
@@ -112,14 +117,29 @@ function priceOf(
 ): ModelPricing | undefined {
   let memo = matchedPrices.get(snapshot);
   if (!memo) {
-    memo = new Map();
+    memo = { size: 0, byOrg: new Map() };
     matchedPrices.set(snapshot, memo);
   }
-  const key = `${organisationId}\n${provider}\n${model}`;
-  if (memo.has(key)) return memo.get(key);
+  let byProvider = memo.byOrg.get(organisationId);
+  let byModel = byProvider?.get(provider);
+  if (byModel?.has(model)) return byModel.get(model);
   const price = matchPrice(snapshot, organisationId, provider, model);
-  if (memo.size >= MAX_MATCHED_PRICES) memo.clear();
-  memo.set(key, price);
+  if (memo.size >= MAX_MATCHED_PRICES) {
+    memo.byOrg.clear();
+    memo.size = 0;
+    byProvider = undefined;
+    byModel = undefined;
+  }
+  if (!byProvider) {
+    byProvider = new Map();
+    memo.byOrg.set(organisationId, byProvider);
+  }
+  if (!byModel) {
+    byModel = new Map();
+    byProvider.set(provider, byModel);
+  }
+  byModel.set(model, price);
+  memo.size++;
   return price;
 }
 

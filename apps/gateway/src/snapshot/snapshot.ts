@@ -9,6 +9,20 @@ type CaseOf<K extends Body['$case']> = Extract<Body, { $case: K }>['value'];
 export type EntityOf<K extends Body['$case']> = Entity & { readonly body: { $case: K; value: CaseOf<K> } };
 
 const key = (kind: EntityKind, id: string): string => `${kind}:${id}`;
+
+/**
+ * An entity's key, built once per entity object: index hits are checked against the overlay on
+ * every request, and a key built anew is a new string whose hash the map lookup must compute again.
+ */
+const entityKeys = new WeakMap<Entity, string>();
+function entityKey(entity: Entity): string {
+  let k = entityKeys.get(entity);
+  if (k === undefined) {
+    k = key(entity.kind, entity.id);
+    entityKeys.set(entity, k);
+  }
+  return k;
+}
 const slugKey = (kind: EntityKind, scope: string, slug: string): string => `${kind}:${scope}:${slug}`;
 
 /**
@@ -182,11 +196,16 @@ export class Snapshot {
   }
 
   #held(k: string): Entity | undefined {
-    return this.#over.all.get(k) ?? this.#base.all.get(k);
+    return (this.#over.all.size > 0 ? this.#over.all.get(k) : undefined) ?? this.#base.all.get(k);
   }
 
-  /** An index hit from the base is stale when the overlay replaced that entity since. */
+  /**
+   * An index hit from the base is stale when the overlay replaced that entity since (a hit from the
+   * overlay's own index is what the overlay holds; one from the base is what the base holds).
+   */
   #current<T extends Entity>(hit: T | undefined): T | undefined {
-    return hit && this.#held(key(hit.kind, hit.id)) === hit ? hit : undefined;
+    if (hit === undefined || this.#over.all.size === 0) return hit;
+    const over = this.#over.all.get(entityKey(hit));
+    return over === undefined || over === hit ? hit : undefined;
   }
 }
