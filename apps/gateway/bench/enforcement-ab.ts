@@ -5,6 +5,8 @@
 // median of the per-slice ratios B/A. Usage:
 //   ENFORCEMENT_B_ENTRY=$PWD/.aigw/ab-base/src/main.ts [AB_SLICES=16] [AB_SLICE_S=2] [AB_RATE=800] \
 //   [AB_CONNECTIONS=32] tsx --conditions=@aigw/source bench/enforcement-ab.ts
+// ENFORCEMENT_ENTRY runs A from another entry too (a compiled dist/main.js runs without tsx);
+// ENFORCEMENT_B_NODE_ARGS adds node flags to B (A/B of a runtime flag: both entries the same).
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
 
@@ -21,8 +23,17 @@ const median = (values: number[]) => {
 };
 
 const bench = await startBench({ events: true });
-const a = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
-const b = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url, entry: entryB });
+const a = await startEnforcementGateway({
+  mockUrl: bench.mock.url,
+  natsUrl: bench.nats.url,
+  ...(process.env.ENFORCEMENT_ENTRY ? { entry: process.env.ENFORCEMENT_ENTRY } : {}),
+});
+const b = await startEnforcementGateway({
+  mockUrl: bench.mock.url,
+  natsUrl: bench.nats.url,
+  entry: entryB,
+  nodeArgs: process.env.ENFORCEMENT_B_NODE_ARGS?.split(' ').filter(Boolean) ?? [],
+});
 type Slice = { row: Row; redis: number };
 const rows: { a: Slice[]; b: Slice[] } = { a: [], b: [] };
 const run = async (name: 'a' | 'b', gw: typeof a): Promise<Slice> => {

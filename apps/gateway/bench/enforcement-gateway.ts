@@ -52,7 +52,7 @@ export async function startEnforcementGateway(options: {
   mockUrl: string;
   natsUrl: string;
   nodeArgs?: string[];
-  /** Another gateway entry (e.g. a copy of an earlier src/ for an A/B); default src/main.ts. */
+  /** Another gateway entry (a copy of an earlier src/ for an A/B, or a compiled main.js, run without tsx); default src/main.ts. */
   entry?: string;
 }): Promise<EnforcementGateway> {
   const redis = await startLocalRedis();
@@ -97,7 +97,9 @@ export async function startEnforcementGateway(options: {
   const closedPort = await freePort();
   const child = await start(
     'enforcement gateway',
-    [...tsx, ...(options.nodeArgs ?? []), options.entry ?? `${root}apps/gateway/src/main.ts`],
+    options.entry?.endsWith('.js')
+      ? [...(options.nodeArgs ?? []), options.entry]
+      : [...tsx, ...(options.nodeArgs ?? []), options.entry ?? `${root}apps/gateway/src/main.ts`],
     {
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -9,6 +9,10 @@
 // runs B from another entry instead (e.g. a copy of an earlier src/main.ts, to A/B two versions of
 // the code); with a B, the end prints the median CPU per request of A and B and of their per-round
 // ratio B/A (the two are loaded back to back, so they see the same background load).
+// ENFORCEMENT_ENTRY runs A from another entry (a compiled dist/main.js runs without tsx, as in
+// production); with ENFORCEMENT_PROFILE_DIR the plain gateway is profiled too (<dir>/plain), and
+// ENFORCEMENT_SEQUENTIAL=0 leaves the sequential step out, so both profiles hold the loaded rounds
+// only (compare them per request: the differential is what enforcement adds).
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, type Row, startBench } from './harness.js';
@@ -21,7 +25,13 @@ const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
-const bench = await startBench({ events: true });
+const bench = await startBench({
+  events: true,
+  // With a profile dir, the plain gateway is profiled too (into <dir>/plain), for a differential view.
+  ...(process.env.ENFORCEMENT_PROFILE_DIR
+    ? { gatewayNodeArgs: ['--cpu-prof', '--cpu-prof-dir', `${process.env.ENFORCEMENT_PROFILE_DIR}/plain`] }
+    : {}),
+});
 const profileDir = process.env.ENFORCEMENT_PROFILE_DIR;
 const enforced = await startEnforcementGateway({
   mockUrl: bench.mock.url,
@@ -30,6 +40,7 @@ const enforced = await startEnforcementGateway({
     ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
     ...(process.env.ENFORCEMENT_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
   ],
+  ...(process.env.ENFORCEMENT_ENTRY ? { entry: process.env.ENFORCEMENT_ENTRY } : {}),
 });
 const bArgs = process.env.ENFORCEMENT_B_NODE_ARGS?.split(' ').filter(Boolean);
 const bEntry = process.env.ENFORCEMENT_B_ENTRY;
@@ -99,14 +110,17 @@ try {
         `redis-server A ${median(ab.map((r) => r.redisA))}, B ${median(ab.map((r) => r.redisB))}`,
     );
   }
-  const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, 2000);
-  const plain = await sequentialLatency(plainUrl, bench.gatewayHeaders, 2000);
-  const full = await sequentialLatency(enforcedUrl, enforced.headers, 2000);
-  console.log(
-    `sequential, 1 connection: gateway adds p50 ${(plain.p50 - direct.p50).toFixed(3)} ms, p99 ${(plain.p99 - direct.p99).toFixed(3)} ms; ` +
-      `enforcement adds p50 ${(full.p50 - direct.p50).toFixed(3)} ms, p99 ${(full.p99 - direct.p99).toFixed(3)} ms over direct ` +
-      `(${JSON.stringify({ direct, plain, full })})`,
-  );
+  // ENFORCEMENT_SEQUENTIAL=0 skips the sequential step (profiles then hold the loaded rounds only).
+  const sequential = Number(process.env.ENFORCEMENT_SEQUENTIAL ?? 2000);
+  const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, sequential);
+  const plain = await sequentialLatency(plainUrl, bench.gatewayHeaders, sequential);
+  const full = await sequentialLatency(enforcedUrl, enforced.headers, sequential);
+  if (sequential > 0)
+    console.log(
+      `sequential, 1 connection: gateway adds p50 ${(plain.p50 - direct.p50).toFixed(3)} ms, p99 ${(plain.p99 - direct.p99).toFixed(3)} ms; ` +
+        `enforcement adds p50 ${(full.p50 - direct.p50).toFixed(3)} ms, p99 ${(full.p99 - direct.p99).toFixed(3)} ms over direct ` +
+        `(${JSON.stringify({ direct, plain, full })})`,
+    );
   console.log(
     `enforcement / bare proxy at 32 connections: per round ${ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}; ` +
       `median ${(median(ratios) * 100).toFixed(1)}% (goal >= 60%)`,
