@@ -93,6 +93,50 @@ export function resolveManaged(
   });
 }
 
+/**
+ * `resolveManaged` with its answers kept per snapshot, workspace and name: a busy key names the same
+ * provider on every request, and resolving it walks provider, integration, options and allow-lists.
+ * A new snapshot starts afresh (any entity change makes one); an answer is not reused past the
+ * expiry of the provider or virtual key it came from. Refusals are not kept (they throw).
+ */
+export function createManagedResolver(store: CredentialStore) {
+  type Kept = { readonly target: ManagedTarget; readonly validUntil: number };
+  const bySnapshot = new WeakMap<
+    Snapshot,
+    Map<string, { providers: Map<string, Kept>; virtualKeys: Map<string, Kept> }>
+  >();
+  return (snapshot: Snapshot, workspaceId: string, request: ManagedRequest): ManagedTarget => {
+    let workspaces = bySnapshot.get(snapshot);
+    if (!workspaces) {
+      workspaces = new Map();
+      bySnapshot.set(snapshot, workspaces);
+    }
+    let named = workspaces.get(workspaceId);
+    if (!named) {
+      named = { providers: new Map(), virtualKeys: new Map() };
+      workspaces.set(workspaceId, named);
+    }
+    const map = request.virtualKey !== undefined ? named.virtualKeys : named.providers;
+    const name = request.virtualKey ?? request.provider ?? '';
+    const kept = map.get(name);
+    if (kept && Date.now() < kept.validUntil) return kept.target;
+    const target = resolveManaged(snapshot, workspaceId, store, request);
+    if (map.size >= MAX_KEPT_PER_WORKSPACE) map.clear();
+    map.set(name, { target, validUntil: validUntil(target.ref) });
+    return target;
+  };
+}
+
+const MAX_KEPT_PER_WORKSPACE = 1024;
+
+function validUntil(ref: ManagedRef): number {
+  let until = Number.POSITIVE_INFINITY;
+  for (const expiresAtMs of [ref.provider?.body.value.expiresAtMs, ref.virtualKey?.body.value.expiresAtMs]) {
+    if (expiresAtMs !== undefined && expiresAtMs > 0 && expiresAtMs < until) until = expiresAtMs;
+  }
+  return until;
+}
+
 function fromProvider(
   snapshot: Snapshot,
   workspaceId: string,

@@ -12,7 +12,7 @@ import { createAuthenticate } from './authenticate.js';
 import { credentialRoute } from './credential-route.js';
 import { CredentialStore } from './credentials.js';
 import { type Identity, mergedMetadata } from './identity.js';
-import { type ManagedRequest, type ManagedTarget, resolveManaged } from './managed-provider.js';
+import { createManagedResolver, type ManagedRequest, type ManagedTarget } from './managed-provider.js';
 import { type SavedConfig, SavedConfigs } from './saved-config.js';
 import { resolveGuardrailRefs } from './saved-guardrails.js';
 import { type TargetLimitScope, type TargetOf, targetLimitScope } from './target-limits.js';
@@ -81,6 +81,7 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
   const authenticate = createAuthenticate(deps.jwt);
   const credentials = new CredentialStore(deps.masterKey, deps.log);
   const configs = new SavedConfigs();
+  const resolveManaged = createManagedResolver(credentials);
 
   const resolve = (
     snapshot: Snapshot,
@@ -91,7 +92,7 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
     const workspaceId = identity.workspace.id;
     const defaultConfig = identity.apiKey?.body.value.defaults?.configId ?? '';
     const chosen = credentialRoute(headers, service, defaultConfig);
-    const managed = (request: ManagedRequest) => resolveManaged(snapshot, workspaceId, credentials, request);
+    const managed = (request: ManagedRequest) => resolveManaged(snapshot, workspaceId, request);
     let fromHeaders: ManagedTarget | undefined;
     if (chosen.kind === 'virtual_key')
       fromHeaders = managed({ virtualKey: chosen.slug, param: H.virtualKey });

