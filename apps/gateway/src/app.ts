@@ -58,8 +58,8 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
   // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
   // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
   function connectRedis(url: string): Redis {
-    // Auto-pipelining sends the commands of one event-loop turn in one write: under load the limits'
-    // admit and settle calls of concurrent requests share writes (bench: about half the Redis CPU).
+    // Auto-pipelining sends the commands of one event-loop turn in one write (the response cache's,
+    // for one). The limits batch their own script calls per organisation (limits/redis-store.ts).
     const client = new Redis(url, {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
