@@ -434,7 +434,7 @@ export function createRedisStore(
       clearTimeout(timer);
       slot.busy = false;
       if (slot.settles.length > 0 || slot.admits.length > 0) drain(slot);
-      else if (!slot.busy) slots.delete(slot.name);
+      else if (!slot.busy && slots.get(slot.name) === slot) slots.delete(slot.name);
       return true;
     };
     const fail = (err: unknown) => {
