@@ -389,12 +389,7 @@ export function createRedisStore(
     if ((slot.settles[0]?.at ?? late) < late) slot.settles = expire(slot.settles, late);
     if ((slot.admits[0]?.at ?? late) < late) slot.admits = expire(slot.admits, late);
     while (slot.settles.length > 0 || slot.admits.length > 0) {
-      const settles =
-        slot.settles.length > MAX_PER_CALL ? slot.settles.splice(0, MAX_PER_CALL) : slot.settles;
-      if (settles === slot.settles) slot.settles = [];
-      const admits = slot.admits.length > MAX_PER_CALL ? slot.admits.splice(0, MAX_PER_CALL) : slot.admits;
-      if (admits === slot.admits) slot.admits = [];
-      send(slot, settles, admits);
+      send(slot, slot.settles.splice(0, MAX_PER_CALL), slot.admits.splice(0, MAX_PER_CALL));
     }
   }
 
@@ -417,15 +412,13 @@ export function createRedisStore(
   function send(slot: Slot, settles: PendingSettle[], admits: PendingAdmit[]) {
     const keys: string[] = [];
     const args: (string | number)[] = [settles.length, admits.length];
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const p of settles) {
-      pushSettle(keys, args, p.input);
-      if (p.at < oldest) oldest = p.at;
-    }
-    for (const p of admits) {
-      pushAdmit(keys, args, p.input);
-      if (p.at < oldest) oldest = p.at;
-    }
+    for (const p of settles) pushSettle(keys, args, p.input);
+    for (const p of admits) pushAdmit(keys, args, p.input);
+    // Both queues are in asking order: their heads are the oldest requests of the call.
+    const oldest = Math.min(
+      settles[0]?.at ?? Number.POSITIVE_INFINITY,
+      admits[0]?.at ?? Number.POSITIVE_INFINITY,
+    );
     slot.busy = true;
     let done = false;
     const finish = () => {
@@ -434,7 +427,7 @@ export function createRedisStore(
       clearTimeout(timer);
       slot.busy = false;
       if (slot.settles.length > 0 || slot.admits.length > 0) drain(slot);
-      else if (!slot.busy && slots.get(slot.name) === slot) slots.delete(slot.name);
+      else if (slots.get(slot.name) === slot) slots.delete(slot.name);
       return true;
     };
     const fail = (err: unknown) => {
