@@ -6,6 +6,7 @@
 import { startLocalRedis } from '@aigw/testkit/services';
 import { Redis } from 'ioredis';
 import { createRedisStore } from '../src/limits/redis-store.js';
+import { cpuMicros } from './harness.js';
 
 const N = Number(process.env.N ?? 5);
 const TURNS = 4000;
@@ -24,6 +25,8 @@ try {
   let id = 0;
   let previous: string[] = [];
   await redis.config('RESETSTAT');
+  const redisCpu0 = cpuMicros(server.pid);
+  const selfCpu0 = cpuMicros(process.pid);
   for (let turn = 0; turn < TURNS; turn++) {
     for (const reservationId of previous) {
       void store.settle({
@@ -46,6 +49,8 @@ try {
       ),
     );
   }
+  const redisCpu = (cpuMicros(server.pid) - redisCpu0) / (TURNS * N);
+  const selfCpu = (cpuMicros(process.pid) - selfCpu0) / (TURNS * N);
   const info = await redis.info('commandstats');
   const stat = (name: string) => info.match(new RegExp(`cmdstat_${name}:calls=(\\d+),usec=(\\d+)`));
   const evalsha = stat('evalsha');
@@ -53,7 +58,8 @@ try {
   const usec = Number(evalsha?.[2]);
   console.log(
     `${N} requests a call: ${calls} script calls, ${(usec / calls).toFixed(1)} µs per call, ` +
-      `${(usec / (TURNS * N)).toFixed(1)} µs per request (admission and settlement)`,
+      `${(usec / (TURNS * N)).toFixed(1)} µs per request (admission and settlement); CPU per request: ` +
+      `redis-server ${redisCpu.toFixed(1)} µs, this client ${selfCpu.toFixed(1)} µs`,
   );
   const inner = info
     .split('\n')

@@ -14,10 +14,13 @@ const MINUTE = 60_000;
 /** The store over `redis`, and a count of the script calls it sends. */
 function countedStore(redis: Redis, timeoutMs = 1_000) {
   const store = createRedisStore(redis, { timeoutMs });
-  const counter = { calls: 0 };
+  const counter = { calls: 0, keys: [] as number[] };
   const send = redis.sendCommand.bind(redis);
   redis.sendCommand = ((command, stream) => {
-    if (command.name === 'evalsha' || command.name === 'eval') counter.calls++;
+    if (command.name === 'evalsha' || command.name === 'eval') {
+      counter.calls++;
+      counter.keys.push(Number(command.args[1]));
+    }
     return send(command, stream);
   }) as typeof redis.sendCommand;
   return { store, counter };
@@ -280,5 +283,92 @@ describe('redis store batching', () => {
     ]);
     expect(await redis.client.hmget(key, 'u', 'r')).toEqual(['30', '750']);
     expect(await redis.client.zrange(`${key}:res`, 0, -1)).toEqual(['big:750']);
+  });
+
+  test('requests of one call that share counters and limits send them once; each is still decided on its own', async ({
+    redis,
+  }) => {
+    const { store, counter } = countedStore(redis.client);
+    const budgetKey = `lim:{${redis.prefix}spec}:u:p:policy:g:0`;
+    const rate = (key: string, limit: number) => ({
+      key: `lim:{${redis.prefix}spec}:r:${key}`,
+      requests: true,
+      limit,
+      windowMs: MINUTE,
+    });
+    const admit = (id: string, rateKey: string, rateLimit: number, budgetLimit: number, estimate: number) =>
+      store.admit({
+        rates: [rate(rateKey, rateLimit)],
+        budgets: [{ key: budgetKey, limit: budgetLimit, estimate, expireAtMs: 0 }],
+        reservationId: id,
+        reservationTtlMs: MINUTE,
+      });
+    // Key a (2 requests a minute) and key b (3) interleaved, over one budget; a5 comes with a raised
+    // limit for a (a snapshot that changed between two requests): its own spec, decided on its limit.
+    const outs = await Promise.all([
+      admit('a1', 'a', 2, 10_000, 100),
+      admit('b1', 'b', 3, 10_000, 200),
+      admit('a2', 'a', 2, 10_000, 300),
+      admit('b2', 'b', 3, 10_000, 400),
+      admit('a3', 'a', 2, 10_000, 500),
+      admit('b3', 'b', 3, 10_000, 600),
+      admit('b4', 'b', 3, 10_000, 700),
+      admit('a5', 'a', 4, 10_000, 800),
+    ]);
+    expect(counter.calls).toBe(1);
+    // Three specs of 3 keys each (rate, usage hash, reservation set), not 3 keys for each of 8 requests.
+    expect(counter.keys).toEqual([9]);
+    expect(outs.map((o) => o.admitted)).toEqual([true, true, true, true, false, true, false, true]);
+    expect(outs.map((o) => o.rateCounts[0])).toEqual([0, 0, 1, 1, 2, 2, 3, 2]);
+    // Reserved before each: the estimates of the admitted ones before it, each its own amount.
+    expect(outs.map((o) => o.budgets[0]?.reserved)).toEqual([0, 100, 300, 600, 1000, 1000, 1600, 1600]);
+    expect(await redis.client.hget(budgetKey, 'r')).toBe('2400');
+    expect((await redis.client.zrange(`${budgetKey}:res`, 0, -1)).sort()).toEqual(
+      ['a1:100', 'a2:300', 'a5:800', 'b1:200', 'b2:400', 'b3:600'].sort(),
+    );
+    // Settlements of two specs (two thresholds) in one call: each releases its own reservation.
+    const settle = (id: string, reserved: number, threshold: number): SettleInput => ({
+      tokens: [],
+      budgets: [{ key: budgetKey, reserved, actual: 1_000, limit: 10_000, threshold, expireAtMs: 0 }],
+      reservationId: id,
+    });
+    const settled = await Promise.all([
+      settle('a1', 100, 1_500),
+      settle('b1', 200, -1),
+      settle('a2', 300, 1_500),
+    ].map((input) => store.settle(input)));
+    expect(counter.calls).toBe(2);
+    expect(counter.keys[1]).toBe(4);
+    expect(settled.map((o) => o.budgets[0])).toEqual([
+      { usage: 1_000, alert: 'none' },
+      { usage: 2_000, alert: 'none' },
+      { usage: 3_000, alert: 'threshold' },
+    ]);
+    expect(await redis.client.hmget(budgetKey, 'u', 'r', 't')).toEqual(['3000', '1800', '1500/10000']);
+  });
+
+  test('settlements alone wait a little for an admission of their organisation, and go without one', async ({
+    redis,
+  }) => {
+    const { store, counter } = countedStore(redis.client);
+    const key = `lim:{${redis.prefix}wait}:u:p:policy:g:0`;
+    const budget = { key, limit: 1_000, estimate: 100, expireAtMs: 0 };
+    const admit = (id: string) =>
+      store.admit({ rates: [], budgets: [budget], reservationId: id, reservationTtlMs: MINUTE });
+    await Promise.all([admit('r1'), admit('r2')]);
+    expect(counter.calls).toBe(1);
+    // A settlement, then an admission two turns of the event loop later: both in one call.
+    const settled = store.settle(settleOf(key, 'r1', 100, 40));
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counter.calls).toBe(1);
+    const third = await admit('r3');
+    expect(counter.calls).toBe(2);
+    expect(third.budgets[0]).toMatchObject({ usage: 40, reserved: 100 });
+    expect((await settled).budgets[0]?.usage).toBe(40);
+    // With no admission coming, a settlement goes on its own.
+    expect((await store.settle(settleOf(key, 'r2', 100, 60))).budgets[0]?.usage).toBe(100);
+    expect(counter.calls).toBe(3);
+    expect(await redis.client.hmget(key, 'u', 'r')).toEqual(['100', '100']);
   });
 });

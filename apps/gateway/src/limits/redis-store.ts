@@ -21,12 +21,16 @@ import {
   WINDOW_GRACE_MS,
 } from './store.js';
 
-// KEYS, in order: per settlement its token counters then (usage hash, reservation zset) per budget;
-// then per admission its rate counters then (usage hash, reservation zset) per budget.
-// ARGV: nSettlements, nAdmissions; per settlement nTokens, nBudgets, reservationId, per token counter
-// (windowMs, amount), per budget (reserved, actual, limit, threshold or -1, threshold mark,
-// expireAtMs); per admission nRates, nBudgets, reservationId, ttlMs, per rate (requests 1|0, limit,
-// windowMs), per budget (limit, estimate, expireAtMs).
+// A call describes each distinct set of counters once (a "spec": keys, limits, windows, expiries)
+// and each request by its spec and what is its own (reservation id, amounts): the requests of one
+// API key share one spec, so a call of five requests carries each key once instead of five times.
+// KEYS, in order: per settlement spec its token counters then (usage hash, reservation zset) per
+// budget; then per admission spec its rate counters then (usage hash, reservation zset) per budget.
+// ARGV: nSettleSpecs, nAdmitSpecs, nSettlements, nAdmissions; per settlement spec nTokens, nBudgets,
+// per token counter windowMs, per budget (limit, threshold or -1, threshold mark, expireAtMs); per
+// admission spec nRates, nBudgets, ttlMs, per rate (requests 1|0, limit, windowMs), per budget
+// (limit, expireAtMs); per settlement its spec (1-based), reservationId, per token counter amount,
+// per budget (reserved, actual); per admission its spec, reservationId, per budget its estimate.
 // Returns {now, per settlement per budget (usage, alert), per admission: admitted, per rate its
 // count, per budget (usage, reserved, exhaustedAlert)}. Refusal rules mirror store.ts `refuses`.
 //
@@ -85,24 +89,60 @@ local function recount(rk)
   for _, m in ipairs(redis.call('ZRANGE', rk, 0, -1)) do r = r + (tonumber(string.match(m, ':(%d+)$')) or 0) end
   return r
 end
-local k, a = 0, 3
-local removals, removalOrder = {}, {}
-for s = 1, tonumber(ARGV[1]) do
-  local nt, nb, rid = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2]
-  a = a + 3
-  for i = 1, nt do
-    local c = rate(KEYS[k + i], tonumber(ARGV[a]))
-    c.n = c.n + tonumber(ARGV[a + 1])
-    c.dirty = true
-    a = a + 2
+local k, a = 0, 5
+local settleSpecs, admitSpecs = {}, {}
+for i = 1, tonumber(ARGV[1]) do
+  local nt, nb = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  a = a + 2
+  local spec = {tokens = {}, budgets = {}}
+  for j = 1, nt do
+    spec.tokens[j] = {key = KEYS[k + j], win = tonumber(ARGV[a])}
+    a = a + 1
   end
   k = k + nt
   for j = 1, nb do
-    local uk, rk = KEYS[k + 2 * j - 1], KEYS[k + 2 * j]
-    local reserved, actual, limit = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-    local threshold, mark, exp = tonumber(ARGV[a + 3]), ARGV[a + 4], tonumber(ARGV[a + 5])
-    local c = budget(uk)
+    spec.budgets[j] = {
+      c = budget(KEYS[k + 2 * j - 1]), rk = KEYS[k + 2 * j], limitArg = ARGV[a], limit = tonumber(ARGV[a]),
+      threshold = tonumber(ARGV[a + 1]), mark = ARGV[a + 2], exp = tonumber(ARGV[a + 3])
+    }
+    a = a + 4
+  end
+  k = k + 2 * nb
+  settleSpecs[i] = spec
+end
+for i = 1, tonumber(ARGV[2]) do
+  local nr, nb = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+  local spec = {rates = {}, budgets = {}, ttl = tonumber(ARGV[a + 2])}
+  a = a + 3
+  for j = 1, nr do
+    spec.rates[j] = {key = KEYS[k + j], req = ARGV[a] == '1', limit = tonumber(ARGV[a + 1]), win = tonumber(ARGV[a + 2])}
+    a = a + 3
+  end
+  k = k + nr
+  for j = 1, nb do
+    spec.budgets[j] = {uk = KEYS[k + 2 * j - 1], rk = KEYS[k + 2 * j], limitArg = ARGV[a], limit = tonumber(ARGV[a]), exp = tonumber(ARGV[a + 1])}
+    a = a + 2
+  end
+  k = k + 2 * nb
+  admitSpecs[i] = spec
+end
+local removals, removalOrder = {}, {}
+for s = 1, tonumber(ARGV[3]) do
+  local spec, rid = settleSpecs[tonumber(ARGV[a])], ARGV[a + 1]
+  a = a + 2
+  local tokens, list = spec.tokens, spec.budgets
+  for i = 1, #tokens do
+    local c = rate(tokens[i].key, tokens[i].win)
+    c.n = c.n + tonumber(ARGV[a])
+    c.dirty = true
+    a = a + 1
+  end
+  for j = 1, #list do
+    local b = list[j]
+    local reserved, actual, limit = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), b.limit
+    local c = b.c
     if reserved > 0 then
+      local rk = b.rk
       local m = removals[rk]
       if not m then
         m = {budget = c, members = {}, released = 0}
@@ -118,26 +158,25 @@ for s = 1, tonumber(ARGV[1]) do
     end
     local alert = 0
     if c.u >= limit then
-      if c.x ~= ARGV[a + 2] then
-        c.x = ARGV[a + 2]
+      if c.x ~= b.limitArg then
+        c.x = b.limitArg
         c.set.x = true
-        if threshold >= 0 then
-          c.t = mark
+        if b.threshold >= 0 then
+          c.t = b.mark
           c.set.t = true
         end
         alert = 2
       end
-    elseif threshold >= 0 and c.u >= threshold and c.t ~= mark then
-      c.t = mark
+    elseif b.threshold >= 0 and c.u >= b.threshold and c.t ~= b.mark then
+      c.t = b.mark
       c.set.t = true
       alert = 1
     end
-    if exp > 0 and (actual > 0 or alert > 0) then c.exp = exp end
-    a = a + 6
+    if b.exp > 0 and (actual > 0 or alert > 0) then c.exp = b.exp end
+    a = a + 2
     out[#out + 1] = c.u
     out[#out + 1] = alert
   end
-  k = k + 2 * nb
 end
 for _, rk in ipairs(removalOrder) do
   local m = removals[rk]
@@ -153,62 +192,64 @@ for _, rk in ipairs(removalOrder) do
     c.set.r = true
   end
 end
-for q = 1, tonumber(ARGV[2]) do
-  local nr, nb, rid, ttl = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), ARGV[a + 2], tonumber(ARGV[a + 3])
-  local first = a + 4
+for q = 1, tonumber(ARGV[4]) do
+  local spec, rid = admitSpecs[tonumber(ARGV[a])], ARGV[a + 1]
+  local first = a + 2
+  local specRates, list = spec.rates, spec.budgets
   local base = #out + 1
   out[base] = 1
   local ok = true
-  a = first
-  for i = 1, nr do
-    local req, limit = ARGV[a] == '1', tonumber(ARGV[a + 1])
-    local n = rate(KEYS[k + i], tonumber(ARGV[a + 2])).n
-    a = a + 3
+  for i = 1, #specRates do
+    local r = specRates[i]
+    local n = rate(r.key, r.win).n
     out[#out + 1] = n
-    if (req and n + 1 > limit) or ((not req) and n >= limit) then ok = false end
+    if (r.req and n + 1 > r.limit) or ((not r.req) and n >= r.limit) then ok = false end
   end
-  for j = 1, nb do
-    local uk, rk = KEYS[k + nr + 2 * j - 1], KEYS[k + nr + 2 * j]
-    local limit, est, exp = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-    local c = budget(uk)
+  a = first
+  for j = 1, #list do
+    local b = list[j]
+    local limit, est, exp = b.limit, tonumber(ARGV[a]), b.exp
+    local c = budget(b.uk)
     local alert = 0
     if c.u >= limit then
       ok = false
-      if c.x ~= ARGV[a] then
-        c.x = ARGV[a]
+      if c.x ~= b.limitArg then
+        c.x = b.limitArg
         c.set.x = true
         if exp > 0 then c.exp = exp end
         alert = 1
       end
     elseif c.r > 0 and c.u + c.r + est > limit then
       -- The reservations could refuse it: drop the expired ones and count the rest exactly.
-      redis.call('ZREMRANGEBYSCORE', rk, '-inf', now)
-      local r = recount(rk)
+      redis.call('ZREMRANGEBYSCORE', b.rk, '-inf', now)
+      local r = recount(b.rk)
       if r ~= c.r then
         c.r = r
         c.set.r = true
       end
       if r > 0 and c.u + r + est > limit then ok = false end
     end
-    a = a + 3
+    a = a + 1
     out[#out + 1] = c.u
     out[#out + 1] = c.r
     out[#out + 1] = alert
   end
   if ok then
-    a = first
-    for i = 1, nr do
-      if ARGV[a] == '1' then
-        local c = rates[KEYS[k + i]]
+    for i = 1, #specRates do
+      local r = specRates[i]
+      if r.req then
+        local c = rates[r.key]
         c.n = c.n + 1
         c.dirty = true
       end
-      a = a + 3
     end
-    for j = 1, nb do
-      local est, exp = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    a = first
+    local ttl = spec.ttl
+    for j = 1, #list do
+      local b = list[j]
+      local est = tonumber(ARGV[a])
       if est > 0 then
-        local uk, rk = KEYS[k + nr + 2 * j - 1], KEYS[k + nr + 2 * j]
+        local rk = b.rk
         local z = adds[rk]
         if not z then
           z = {args = {}, ttl = 0}
@@ -216,20 +257,19 @@ for q = 1, tonumber(ARGV[2]) do
           addOrder[#addOrder + 1] = rk
         end
         z.args[#z.args + 1] = int(now + ttl)
-        z.args[#z.args + 1] = rid .. ':' .. ARGV[a + 1]
+        z.args[#z.args + 1] = rid .. ':' .. ARGV[a]
         if ttl > z.ttl then z.ttl = ttl end
-        local c = budgets[uk]
+        local c = budgets[b.uk]
         c.r = c.r + est
         c.set.r = true
-        if exp > 0 then c.exp = exp end
+        if b.exp > 0 then c.exp = b.exp end
       end
-      a = a + 3
+      a = a + 1
     end
   else
     out[base] = 0
   end
-  k = k + nr + 2 * nb
-  a = first + 3 * nr + 3 * nb
+  a = first + #list
 end
 for _, key in ipairs(rateOrder) do
   local c = rates[key]
@@ -258,6 +298,13 @@ const ALERTS: readonly AlertTransition[] = ['none', 'threshold', 'exhausted'];
 /** Settlements, and admissions, per script call at most: one call must not hold Redis for long. */
 const MAX_PER_CALL = 64;
 
+/**
+ * How long settlements wait for an admission of their organisation to ride with, at most (a
+ * quarter of the deadline if that is shorter). Nothing waits on a settlement (the response is sent):
+ * its usage shows in Redis up to this much later, while its reservation still holds the budget.
+ */
+const SETTLE_WAIT_MS = 5;
+
 /** Reservation keys sit beside their budget, in the same hash slot. */
 export const reservationKey = (budgetKey: string) => `${budgetKey}:res`;
 
@@ -285,31 +332,98 @@ interface Slot {
   settles: PendingSettle[];
   admits: PendingAdmit[];
   busy: boolean;
+  /** Armed while only settlements wait (SETTLE_WAIT_MS). */
+  settleTimer: NodeJS.Timeout | undefined;
 }
 
-function pushSettle(keys: string[], args: (string | number)[], input: SettleInput): void {
-  args.push(input.tokens.length, input.budgets.length, input.reservationId);
-  for (const t of input.tokens) {
-    keys.push(t.key);
-    args.push(t.windowMs, t.amount);
+/** Same counters, limits, windows and expiries (what a spec describes): reservation and amounts may differ. */
+function sameSettleSpec(x: SettleInput, y: SettleInput): boolean {
+  if (x.tokens.length !== y.tokens.length || x.budgets.length !== y.budgets.length) return false;
+  for (let i = 0; i < x.tokens.length; i++) {
+    const p = x.tokens[i] as SettleInput['tokens'][number];
+    const q = y.tokens[i] as SettleInput['tokens'][number];
+    if (p.key !== q.key || p.windowMs !== q.windowMs) return false;
   }
-  for (const b of input.budgets) {
-    keys.push(b.key, reservationKey(b.key));
-    const mark = b.threshold >= 0 ? thresholdMark(b.threshold, b.limit) : '';
-    args.push(b.reserved, b.actual, b.limit, b.threshold, mark, b.expireAtMs);
+  for (let j = 0; j < x.budgets.length; j++) {
+    const p = x.budgets[j] as SettleInput['budgets'][number];
+    const q = y.budgets[j] as SettleInput['budgets'][number];
+    if (p.key !== q.key || p.limit !== q.limit || p.threshold !== q.threshold || p.expireAtMs !== q.expireAtMs)
+      return false;
   }
+  return true;
 }
 
-function pushAdmit(keys: string[], args: (string | number)[], input: AdmitInput): void {
-  args.push(input.rates.length, input.budgets.length, input.reservationId, input.reservationTtlMs);
-  for (const r of input.rates) {
-    keys.push(r.key);
-    args.push(r.requests ? 1 : 0, r.limit, r.windowMs);
+function sameAdmitSpec(x: AdmitInput, y: AdmitInput): boolean {
+  if (
+    x.rates.length !== y.rates.length ||
+    x.budgets.length !== y.budgets.length ||
+    x.reservationTtlMs !== y.reservationTtlMs
+  )
+    return false;
+  for (let i = 0; i < x.rates.length; i++) {
+    const p = x.rates[i] as AdmitInput['rates'][number];
+    const q = y.rates[i] as AdmitInput['rates'][number];
+    if (p.key !== q.key || p.requests !== q.requests || p.limit !== q.limit || p.windowMs !== q.windowMs)
+      return false;
   }
-  for (const b of input.budgets) {
-    keys.push(b.key, reservationKey(b.key));
-    args.push(b.limit, b.estimate, b.expireAtMs);
+  for (let j = 0; j < x.budgets.length; j++) {
+    const p = x.budgets[j] as AdmitInput['budgets'][number];
+    const q = y.budgets[j] as AdmitInput['budgets'][number];
+    if (p.key !== q.key || p.limit !== q.limit || p.expireAtMs !== q.expireAtMs) return false;
   }
+  return true;
+}
+
+/** The 1-based spec of `input` among those of the call, appending it (and its keys and args) if new. */
+function specOf<I>(specs: I[], input: I, same: (x: I, y: I) => boolean, push: (input: I) => void): number {
+  for (let i = 0; i < specs.length; i++) if (same(specs[i] as I, input)) return i + 1;
+  push(input);
+  return specs.push(input);
+}
+
+/** A call's KEYS and ARGV (layout above SCRIPT). */
+function callArgs(settles: readonly PendingSettle[], admits: readonly PendingAdmit[]) {
+  const keys: string[] = [];
+  const specArgs: (string | number)[] = [];
+  const entryArgs: (string | number)[] = [];
+  const settleSpecs: SettleInput[] = [];
+  const pushSettleSpec = (input: SettleInput) => {
+    specArgs.push(input.tokens.length, input.budgets.length);
+    for (const t of input.tokens) {
+      keys.push(t.key);
+      specArgs.push(t.windowMs);
+    }
+    for (const b of input.budgets) {
+      keys.push(b.key, reservationKey(b.key));
+      const mark = b.threshold >= 0 ? thresholdMark(b.threshold, b.limit) : '';
+      specArgs.push(b.limit, b.threshold, mark, b.expireAtMs);
+    }
+  };
+  for (const { input } of settles) {
+    entryArgs.push(specOf(settleSpecs, input, sameSettleSpec, pushSettleSpec), input.reservationId);
+    for (const t of input.tokens) entryArgs.push(t.amount);
+    for (const b of input.budgets) entryArgs.push(b.reserved, b.actual);
+  }
+  const admitSpecs: AdmitInput[] = [];
+  const pushAdmitSpec = (input: AdmitInput) => {
+    specArgs.push(input.rates.length, input.budgets.length, input.reservationTtlMs);
+    for (const r of input.rates) {
+      keys.push(r.key);
+      specArgs.push(r.requests ? 1 : 0, r.limit, r.windowMs);
+    }
+    for (const b of input.budgets) {
+      keys.push(b.key, reservationKey(b.key));
+      specArgs.push(b.limit, b.expireAtMs);
+    }
+  };
+  for (const { input } of admits) {
+    entryArgs.push(specOf(admitSpecs, input, sameAdmitSpec, pushAdmitSpec), input.reservationId);
+    for (const b of input.budgets) entryArgs.push(b.estimate);
+  }
+  const args: (string | number)[] = [settleSpecs.length, admitSpecs.length, settles.length, admits.length];
+  for (const arg of specArgs) args.push(arg);
+  for (const arg of entryArgs) args.push(arg);
+  return { keys, args };
 }
 
 /** Resolves every request of one call from its answer (see SCRIPT for the layout). */
@@ -350,6 +464,7 @@ export function createRedisStore(
   options: RedisStoreOptions = { timeoutMs: 1_000 },
 ): CounterStore {
   const { timeoutMs } = options;
+  const settleWaitMs = Math.min(SETTLE_WAIT_MS, timeoutMs / 4);
   // Prefix handling as for any other command of this client (tests namespace their keys with it).
   const commandOptions = redis.options.keyPrefix ? { keyPrefix: redis.options.keyPrefix } : {};
   const slots = new Map<string, Slot>();
@@ -360,7 +475,7 @@ export function createRedisStore(
     const name = slotOf(key);
     let slot = slots.get(name);
     if (!slot) {
-      slot = { name, settles: [], admits: [], busy: false };
+      slot = { name, settles: [], admits: [], busy: false, settleTimer: undefined };
       slots.set(name, slot);
     }
     return slot;
@@ -376,6 +491,16 @@ export function createRedisStore(
     }
   }
 
+  /** Settlements alone go after a short wait, with the admissions asked meanwhile if any. */
+  function later(slot: Slot) {
+    if (slot.busy || slot.settleTimer) return;
+    if (slot.settles.length >= MAX_PER_CALL) return wake(slot);
+    slot.settleTimer = setTimeout(() => {
+      slot.settleTimer = undefined;
+      wake(slot);
+    }, settleWaitMs);
+  }
+
   function flushReady() {
     scheduled = false;
     for (const slot of ready) drain(slot);
@@ -383,6 +508,10 @@ export function createRedisStore(
   }
 
   function drain(slot: Slot) {
+    if (slot.settleTimer) {
+      clearTimeout(slot.settleTimer);
+      slot.settleTimer = undefined;
+    }
     // What waited its whole deadline behind an unanswered call fails here rather than being sent:
     // its caller has moved on, and Redis must not apply it later.
     const late = performance.now() - timeoutMs;
@@ -410,10 +539,7 @@ export function createRedisStore(
   }
 
   function send(slot: Slot, settles: PendingSettle[], admits: PendingAdmit[]) {
-    const keys: string[] = [];
-    const args: (string | number)[] = [settles.length, admits.length];
-    for (const p of settles) pushSettle(keys, args, p.input);
-    for (const p of admits) pushAdmit(keys, args, p.input);
+    const { keys, args } = callArgs(settles, admits);
     // Both queues are in asking order: their heads are the oldest requests of the call.
     const oldest = Math.min(
       settles[0]?.at ?? Number.POSITIVE_INFINITY,
@@ -426,7 +552,8 @@ export function createRedisStore(
       done = true;
       clearTimeout(timer);
       slot.busy = false;
-      if (slot.settles.length > 0 || slot.admits.length > 0) drain(slot);
+      if (slot.admits.length > 0) drain(slot);
+      else if (slot.settles.length > 0) later(slot);
       else if (slots.get(slot.name) === slot) slots.delete(slot.name);
       return true;
     };
@@ -472,7 +599,8 @@ export function createRedisStore(
       return new Promise((resolve, reject) => {
         const slot = slotFor(input.tokens[0]?.key ?? input.budgets[0]?.key);
         slot.settles.push({ input, at: performance.now(), resolve, reject });
-        wake(slot);
+        if (slot.admits.length > 0) wake(slot);
+        else later(slot);
       });
     },
   };
