@@ -62,6 +62,10 @@ try {
   const rows: Row[] = [];
   const ratios: number[] = [];
   const mockPid = bench.mock.pid;
+  // Unreported: the enforcement gateway has served one probe so far (JIT warm-up, as in proxy-load.ts).
+  await load('warm-up', enforcedUrl, enforced.headers, false, 32, 5);
+  if (enforcedB)
+    await load('warm-up', `${enforcedB.url}/v1/chat/completions`, enforcedB.headers, false, 32, 5);
   for (let round = 0; round < ROUNDS; round++) {
     const bare = await load('bare-proxy', bareUrl, {}, false, 32, DURATION, {
       proxy: bench.bare.pid,

@@ -332,11 +332,11 @@ describe('redis store batching', () => {
       budgets: [{ key: budgetKey, reserved, actual: 1_000, limit: 10_000, threshold, expireAtMs: 0 }],
       reservationId: id,
     });
-    const settled = await Promise.all([
-      settle('a1', 100, 1_500),
-      settle('b1', 200, -1),
-      settle('a2', 300, 1_500),
-    ].map((input) => store.settle(input)));
+    const settled = await Promise.all(
+      [settle('a1', 100, 1_500), settle('b1', 200, -1), settle('a2', 300, 1_500)].map((input) =>
+        store.settle(input),
+      ),
+    );
     expect(counter.calls).toBe(2);
     expect(counter.keys[1]).toBe(4);
     expect(settled.map((o) => o.budgets[0])).toEqual([

@@ -347,7 +347,12 @@ function sameSettleSpec(x: SettleInput, y: SettleInput): boolean {
   for (let j = 0; j < x.budgets.length; j++) {
     const p = x.budgets[j] as SettleInput['budgets'][number];
     const q = y.budgets[j] as SettleInput['budgets'][number];
-    if (p.key !== q.key || p.limit !== q.limit || p.threshold !== q.threshold || p.expireAtMs !== q.expireAtMs)
+    if (
+      p.key !== q.key ||
+      p.limit !== q.limit ||
+      p.threshold !== q.threshold ||
+      p.expireAtMs !== q.expireAtMs
+    )
       return false;
   }
   return true;
