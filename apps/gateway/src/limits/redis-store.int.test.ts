@@ -366,9 +366,14 @@ describe('redis store batching', () => {
     expect(counter.calls).toBe(2);
     expect(third.budgets[0]).toMatchObject({ usage: 40, reserved: 100 });
     expect((await settled).budgets[0]?.usage).toBe(40);
+    // 64 settlements waiting make a full call: they go at the end of the turn.
+    const full = Array.from({ length: 64 }, (_, i) => store.settle(settleOf(key, `f${i}`, 0, 0)));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(counter.calls).toBe(3);
+    await Promise.all(full);
     // With no admission coming, a settlement goes on its own.
     expect((await store.settle(settleOf(key, 'r2', 100, 60))).budgets[0]?.usage).toBe(100);
-    expect(counter.calls).toBe(3);
+    expect(counter.calls).toBe(4);
     expect(await redis.client.hmget(key, 'u', 'r')).toEqual(['100', '100']);
   });
 });

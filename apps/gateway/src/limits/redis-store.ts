@@ -92,8 +92,9 @@ export function createRedisStore(
 
   /** Settlements alone go after a short wait, with the admissions asked meanwhile if any. */
   function later(slot: Slot) {
-    if (slot.busy || slot.settleTimer) return;
+    if (slot.busy) return;
     if (slot.settles.length >= MAX_PER_CALL) return wake(slot);
+    if (slot.settleTimer) return;
     slot.settleTimer = setTimeout(() => {
       slot.settleTimer = undefined;
       wake(slot);
