@@ -27,7 +27,7 @@ import {
 // Returns {now, per settlement per budget (usage, alert), per admission: admitted, per rate its
 // count, per budget (usage, reserved, exhaustedAlert)}. Refusal rules mirror store.ts `refuses`.
 //
-// Each counter is read once per call, kept in Lua while the call's settlements and admissions run in
+// Each counter is read once per call (when the first spec naming it is read), kept in Lua while the call's settlements and admissions run in
 // order, and written once at the end: the requests of one API key share their counters, so a call
 // of five requests costs about ten Redis commands instead of fifty (each command from a script costs
 // Redis about as much as the command itself). Reservations leave their sorted set in one ZREM per
@@ -89,7 +89,7 @@ for i = 1, tonumber(ARGV[1]) do
   a = a + 2
   local spec = {tokens = {}, budgets = {}}
   for j = 1, nt do
-    spec.tokens[j] = {key = KEYS[k + j], win = tonumber(ARGV[a])}
+    spec.tokens[j] = rate(KEYS[k + j], tonumber(ARGV[a]))
     a = a + 1
   end
   k = k + nt
@@ -108,12 +108,12 @@ for i = 1, tonumber(ARGV[2]) do
   local spec = {rates = {}, budgets = {}, ttl = tonumber(ARGV[a + 2])}
   a = a + 3
   for j = 1, nr do
-    spec.rates[j] = {key = KEYS[k + j], req = ARGV[a] == '1', limit = tonumber(ARGV[a + 1]), win = tonumber(ARGV[a + 2])}
+    spec.rates[j] = {c = rate(KEYS[k + j], tonumber(ARGV[a + 2])), req = ARGV[a] == '1', limit = tonumber(ARGV[a + 1])}
     a = a + 3
   end
   k = k + nr
   for j = 1, nb do
-    spec.budgets[j] = {uk = KEYS[k + 2 * j - 1], rk = KEYS[k + 2 * j], limitArg = ARGV[a], limit = tonumber(ARGV[a]), exp = tonumber(ARGV[a + 1])}
+    spec.budgets[j] = {c = budget(KEYS[k + 2 * j - 1]), rk = KEYS[k + 2 * j], limitArg = ARGV[a], limit = tonumber(ARGV[a]), exp = tonumber(ARGV[a + 1])}
     a = a + 2
   end
   k = k + 2 * nb
@@ -125,7 +125,7 @@ for s = 1, tonumber(ARGV[3]) do
   a = a + 2
   local tokens, list = spec.tokens, spec.budgets
   for i = 1, #tokens do
-    local c = rate(tokens[i].key, tokens[i].win)
+    local c = tokens[i]
     c.n = c.n + tonumber(ARGV[a])
     c.dirty = true
     a = a + 1
@@ -194,7 +194,7 @@ for q = 1, tonumber(ARGV[4]) do
   local ok = true
   for i = 1, #specRates do
     local r = specRates[i]
-    local n = rate(r.key, r.win).n
+    local n = r.c.n
     out[#out + 1] = n
     if (r.req and n + 1 > r.limit) or ((not r.req) and n >= r.limit) then ok = false end
   end
@@ -202,7 +202,7 @@ for q = 1, tonumber(ARGV[4]) do
   for j = 1, #list do
     local b = list[j]
     local limit, est, exp = b.limit, tonumber(ARGV[a]), b.exp
-    local c = budget(b.uk)
+    local c = b.c
     local alert = 0
     if c.u >= limit then
       ok = false
@@ -231,9 +231,8 @@ for q = 1, tonumber(ARGV[4]) do
     for i = 1, #specRates do
       local r = specRates[i]
       if r.req then
-        local c = rates[r.key]
-        c.n = c.n + 1
-        c.dirty = true
+        r.c.n = r.c.n + 1
+        r.c.dirty = true
       end
     end
     a = first
@@ -252,7 +251,7 @@ for q = 1, tonumber(ARGV[4]) do
         z.args[#z.args + 1] = int(now + ttl)
         z.args[#z.args + 1] = rid .. ':' .. ARGV[a]
         if ttl > z.ttl then z.ttl = ttl end
-        local c = budgets[b.uk]
+        local c = b.c
         c.r = c.r + est
         c.set.r = true
         if b.exp > 0 then c.exp = b.exp end
