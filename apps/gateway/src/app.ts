@@ -22,9 +22,7 @@ import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher } from './events/index.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';
 import { createLimits } from './limits/index.js';
-import { dataPlaneMetrics } from './proxy/metrics.js';
-import { passThrough } from './proxy/pass-through.js';
-import { realtimeUpgrade } from './proxy/realtime.js';
+import { createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
 import { createSnapshotClient, SnapshotStore, SnapshotSync } from './snapshot/index.js';
 
 export interface GatewayApp extends App {
@@ -172,7 +170,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
           })
         : undefined;
       const access = snapshots && accessFromConfig(config, snapshots, log);
-      const dataPlane = passThrough({
+      const pipeline = createGatewayPipeline({
         config,
         publish: (event) => publisher.publish(event),
         instanceId,
@@ -182,11 +180,11 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         limits,
       });
       const metric = dataPlaneMetrics(metrics.registry);
-      // `/v1/*` skips express (see passThrough); everything else (health, metrics) is the express app.
+      // `/v1/*` skips express (see the pipeline); everything else (health, metrics) is the express app.
       const handler: RequestListener = (req, res) => {
         if (req.url?.startsWith('/v1/')) {
           metric(res);
-          void dataPlane(req, res);
+          void pipeline.http(req, res);
         } else app(req, res);
       };
       const http = await listen(handler, config.PORT, config.HOST, {
@@ -194,7 +192,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         headersTimeout: config.HEADERS_TIMEOUT_MS,
         requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
       });
-      http.server.on('upgrade', realtimeUpgrade(config, log, access));
+      http.server.on('upgrade', (req, socket, head) => void pipeline.upgrade(req, socket, head));
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       port = http.port;
       log.info({ port, host: config.HOST }, 'gateway listening');

@@ -1,5 +1,8 @@
-// Gateway-made errors: stable codes, rendered by the runtime's single error boundary with the
-// `x-service-gateway-error` header so clients can tell them from provider errors (which pass through).
+// Gateway-made errors: stable codes, and the one place that writes their envelope (to an HTTP
+// response or to a socket refused before a WebSocket upgrade), with the `x-service-gateway-error`
+// header so clients can tell them from provider errors (which pass through).
+import { type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { AppError } from '@aigw/runtime';
 
 export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
@@ -43,6 +46,8 @@ const CODES = {
   invalid_token: { status: 401, type: 'authentication_error' },
   /** Admin keys and organisation-level tokens cannot call providers: a workspace is needed. */
   workspace_key_required: { status: 403, type: 'permission_error' },
+  /** The key or token does not hold the scope the route needs (`completions.write` for provider calls). */
+  insufficient_scope: { status: 403, type: 'permission_error' },
   /** The key's workspace is archived. */
   workspace_archived: { status: 403, type: 'permission_error' },
   /** The key's organisation is disabled. */
@@ -113,4 +118,40 @@ export function gatewayErrorWithHeaders(
     code,
     headers: { ...headers, [GATEWAY_ERROR_HEADER]: 'true' },
   });
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Answers `res` with the error's envelope: its own headers (`retry-after`, `x-ratelimit-*`, the
+ * gateway-error flag), then `extra` (trace id, provider), then the content type.
+ */
+export function writeError(
+  res: ServerResponse,
+  error: AppError,
+  extra?: Readonly<Record<string, string>>,
+): void {
+  res.writeHead(error.status, { ...error.headers, ...extra, 'content-type': JSON_TYPE });
+  res.end(JSON.stringify(error.toBody()));
+}
+
+/** The same answer as a raw HTTP/1.1 response on a socket whose upgrade is refused. */
+export function writeErrorToSocket(
+  socket: Duplex,
+  error: AppError,
+  extra?: Readonly<Record<string, string>>,
+): void {
+  const body = JSON.stringify(error.toBody());
+  let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n`;
+  const headers: Record<string, string> = { ...error.headers, ...extra };
+  for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
+  head += `content-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
+  socket.end(head + body);
+}
+
+/** Any failure as the gateway error a client gets (an unexpected one is a 400 that hides its cause). */
+export function asGatewayError(err: unknown): AppError {
+  return err instanceof AppError
+    ? err
+    : gatewayError('bad_request', 'The request could not be processed', { cause: err });
 }

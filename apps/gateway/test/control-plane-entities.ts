@@ -19,8 +19,7 @@ import { credentialsAad, parseMasterKey, sealSecret } from '@aigw/secret-box';
 import { accessFromConfig, hashApiKey } from '../src/auth/index.js';
 import { loadGatewayConfig } from '../src/config.js';
 import type { Limits } from '../src/limits/index.js';
-import { passThrough } from '../src/proxy/pass-through.js';
-import { realtimeUpgrade } from '../src/proxy/realtime.js';
+import { createGatewayPipeline } from '../src/pipeline/index.js';
 import { Snapshot } from '../src/snapshot/index.js';
 
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -110,6 +109,7 @@ export function apiKey(
     userId?: string;
     metadata?: Record<string, string>;
     configId?: string;
+    scopes?: string[];
   } = {},
 ): Entity {
   const type = fields.type ?? ApiKeyType.WORKSPACE;
@@ -122,7 +122,7 @@ export function apiKey(
         keyHash: hashApiKey(key),
         last4: key.slice(-4),
         type,
-        scopes: [],
+        scopes: fields.scopes ?? ['completions.write'],
         status: fields.status ?? EntityStatus.ACTIVE,
         expiresAtMs: fields.expiresAtMs ?? 0,
         userId: fields.userId ?? (type === ApiKeyType.WORKSPACE ? 'user-1' : ''),
@@ -301,7 +301,7 @@ export async function startControlPlaneGateway(
   let snapshot = Snapshot.of(entities, 1);
   const access = accessFromConfig(config, { current: () => snapshot }, log);
   const events: RequestEvent[] = [];
-  const handler = passThrough({
+  const pipeline = createGatewayPipeline({
     config,
     publish: (event) => events.push(event()),
     instanceId: 'test',
@@ -309,8 +309,8 @@ export async function startControlPlaneGateway(
     access,
     limits,
   });
-  const server: Server = createServer((req, res) => void handler(req, res));
-  server.on('upgrade', realtimeUpgrade(config, log, access));
+  const server: Server = createServer((req, res) => void pipeline.http(req, res));
+  server.on('upgrade', (req, socket, head) => void pipeline.upgrade(req, socket, head));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

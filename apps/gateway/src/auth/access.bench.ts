@@ -15,6 +15,7 @@ import {
 import { parseServiceHeaders } from '../request/service-headers.js';
 import { Snapshot } from '../snapshot/index.js';
 import { hashApiKey } from './authenticate.js';
+import type { Identity } from './identity.js';
 import { createRequestAccess } from './request-access.js';
 
 const ORG = randomUUID();
@@ -50,6 +51,7 @@ describe('control-plane access per request', () => {
   });
 
   bench('key + @slug provider (credentials cached) + metadata', () => {
-    resolve(headers, service);
+    const current = resolve.current();
+    resolve.resolve(current, resolve.identify(current, headers) as Identity, headers, service);
   });
 });

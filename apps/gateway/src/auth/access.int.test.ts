@@ -114,6 +114,31 @@ describe('API keys', () => {
     expect(gw.mock.requests).toEqual([]);
   });
 
+  it('refuses a key without the completions.write scope with 403 on every provider route and on realtime', async () => {
+    const raw = `aigw_${randomUUID()}`;
+    gw.use([...base, apiKey(raw, ORG, WS, { scopes: ['logs.list'] })]);
+    gw.mock.clear();
+    for (const path of ['/chat/completions', '/embeddings']) {
+      const res = await post({ 'x-service-api-key': raw, 'x-service-provider': '@openai-prod' }, chat, path);
+      expect(res.status).toBe(403);
+      expect(await refusal(res)).toMatchObject({
+        code: 'insufficient_scope',
+        type: 'permission_error',
+        param: 'x-service-api-key',
+      });
+    }
+    const ws = new WebSocket(`ws://127.0.0.1:${gw.port}/v1/realtime?model=gpt-4o-realtime`, {
+      headers: { 'x-service-api-key': raw, 'x-service-provider': '@openai-prod' },
+    });
+    const status = await new Promise<number>((resolve) => {
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+    });
+    expect(status).toBe(403);
+    expect(gw.mock.requests).toEqual([]);
+    gw.use(base);
+  });
+
   it.each([
     ['expired (status)', { status: EntityStatus.EXPIRED }, 401, 'api_key_expired'],
     ['expired (time)', { expiresAtMs: Date.now() - 1000 }, 401, 'api_key_expired'],

@@ -4,14 +4,7 @@ export { type CredentialRoute, credentialRoute } from './credential-route.js';
 export { CredentialStore, type ProviderCredentials } from './credentials.js';
 export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from './event-identity.js';
 export { type Identity, mergedMetadata } from './identity.js';
-export {
-  admissionHeaders,
-  LIMITS_DEGRADED_HEADER,
-  limitSubject,
-  requestEstimate,
-  settledUsage,
-  usageOf,
-} from './limits-stage.js';
+export { limitSubject } from './limit-subject.js';
 export {
   assertModelAllowed,
   cloudFor,
@@ -23,12 +16,12 @@ export {
 } from './managed-provider.js';
 export {
   type AccessDeps,
+  type AccessResolver,
   type AccessRoute,
   accessFromConfig,
   createRequestAccess,
   type LeafResolver,
   type RequestAccess,
-  type ResolveAccess,
 } from './request-access.js';
 export { requestModel } from './request-model.js';
 export { type SavedConfig, SavedConfigs } from './saved-config.js';

@@ -66,6 +66,7 @@ function token(claims: Record<string, unknown> = {}, signer: TestKey = key): Pro
     organisation_id: ORG,
     workspace_id: WS,
     role: 'member',
+    scope: 'completions.write',
     ...claims,
   });
 }
@@ -95,6 +96,15 @@ describe('JWT in x-service-api-key', () => {
     expect(gw.mock.requests[0]?.headers.authorization).toBe('Bearer sk-managed');
     const event = await gw.eventFor('jwt-ok');
     expect(event).toMatchObject({ organisationId: ORG, workspaceId: WS, userId: 'user-9', apiKeyId: '' });
+  });
+
+  it('refuses a token without the completions.write scope with 403, before reaching the provider', async () => {
+    gw.mock.clear();
+    const res = await call(await token({ scope: 'logs.list logs.view' }));
+    expect(res.status).toBe(403);
+    expect(res.headers.get('x-service-gateway-error')).toBe('true');
+    expect(await code(res)).toBe('insufficient_scope');
+    expect(gw.mock.requests).toHaveLength(0);
   });
 
   it('refuses forged, expired and foreign tokens with 401 and says why', async () => {

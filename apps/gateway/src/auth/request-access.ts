@@ -5,8 +5,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
 import type { Logger } from '@aigw/runtime';
+import { parseInlineConfig } from '../request/config-header.js';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
-import { parseInlineConfig } from '../routing/config-header.js';
 import type { Snapshot, SnapshotSource } from '../snapshot/index.js';
 import { createAuthenticate } from './authenticate.js';
 import { credentialRoute } from './credential-route.js';
@@ -55,10 +55,22 @@ export interface RequestAccess {
   readonly leaves: LeafResolver;
 }
 
-export type ResolveAccess = (
-  headers: IncomingHttpHeaders,
-  service: ServiceHeaders,
-) => RequestAccess | Promise<RequestAccess>;
+/**
+ * Control-plane access in two steps the request pipeline runs apart, so that a key's scopes are
+ * checked between them: who calls (`identify`), then where the request goes (`resolve`). Both read
+ * the one snapshot the pipeline took for the request.
+ */
+export interface AccessResolver {
+  current(): Snapshot;
+  /** API keys resolve synchronously; only a JWT waits (for its key set). */
+  identify(snapshot: Snapshot, headers: IncomingHttpHeaders): Identity | Promise<Identity>;
+  resolve(
+    snapshot: Snapshot,
+    identity: Identity,
+    headers: IncomingHttpHeaders,
+    service: ServiceHeaders,
+  ): RequestAccess;
+}
 
 /**
  * The access resolver of a gateway process, from its settings: HTTP and WebSocket requests share it,
@@ -68,7 +80,7 @@ export function accessFromConfig(
   config: JwtSettings & { readonly MASTER_KEY?: string | undefined },
   snapshots: SnapshotSource,
   log: Logger,
-): ResolveAccess {
+): AccessResolver {
   return createRequestAccess({
     snapshots,
     jwt: createJwtVerifier(config),
@@ -77,7 +89,7 @@ export function accessFromConfig(
   });
 }
 
-export function createRequestAccess(deps: AccessDeps): ResolveAccess {
+export function createRequestAccess(deps: AccessDeps): AccessResolver {
   const authenticate = createAuthenticate(deps.jwt);
   const credentials = new CredentialStore(deps.masterKey, deps.log);
   const configs = new SavedConfigs();
@@ -135,12 +147,9 @@ export function createRequestAccess(deps: AccessDeps): ResolveAccess {
     return access;
   };
 
-  return (headers, service) => {
-    const snapshot = deps.snapshots.current();
-    const identity = authenticate(snapshot, headers);
-    // API keys resolve synchronously; only a JWT waits (for its key set).
-    return identity instanceof Promise
-      ? identity.then((id) => resolve(snapshot, id, headers, service))
-      : resolve(snapshot, identity, headers, service);
+  return {
+    current: () => deps.snapshots.current(),
+    identify: authenticate,
+    resolve,
   };
 }

@@ -3,8 +3,8 @@
 import type { NormalisedConfig } from '@aigw/config-schema';
 import { EntityKind, EntityStatus } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
+import { parseConfigText } from '../request/config-header.js';
 import { H } from '../request/service-headers.js';
-import { parseConfigText } from '../routing/config-header.js';
 import type { EntityOf, Snapshot } from '../snapshot/index.js';
 
 export interface SavedConfig {

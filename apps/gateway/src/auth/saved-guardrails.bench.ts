@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import { bench, describe } from 'vitest';
-import { parseInlineConfig } from '../routing/config-header.js';
+import { parseInlineConfig } from '../request/config-header.js';
 import { Snapshot } from '../snapshot/index.js';
 import { resolveGuardrailRefs } from './saved-guardrails.js';
 

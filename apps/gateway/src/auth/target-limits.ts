@@ -5,7 +5,7 @@ import type { Entity } from '@aigw/proto';
 import { EntityKind } from '@aigw/proto';
 import type { LimitSubject } from '../limits/index.js';
 import { Snapshot } from '../snapshot/index.js';
-import { limitSubject } from './limits-stage.js';
+import { limitSubject } from './limit-subject.js';
 import type { ManagedRef } from './managed-provider.js';
 import type { RequestAccess } from './request-access.js';
 
@@ -27,7 +27,7 @@ const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key']);
 /**
  * The target's admission, or undefined when nothing depends on the target (no target policy and no
  * own limits of its provider, integration or virtual key). The request-level admission of a config
- * request names no provider (limits-stage.ts), so every target, the headers' `@slug` too, is
+ * request names no provider (limit-subject.ts), so every target, the headers' `@slug` too, is
  * admitted here and nowhere else.
  */
 export function targetLimitScope(

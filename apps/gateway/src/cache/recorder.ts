@@ -1,7 +1,7 @@
 // Records a provider answer as it streams past, for the cache: the status, the headers worth
 // replaying and every body byte, up to a cap. Gives up (holding nothing) on anything not storable.
 import type { IncomingHttpHeaders } from 'node:http';
-import { HOP_BY_HOP } from '../proxy/headers.js';
+import { HOP_BY_HOP } from '../upstream/headers.js';
 import type { CachedResponse } from './types.js';
 
 /** Connection-level, framing, per-call or per-moment headers: wrong on a replay. */

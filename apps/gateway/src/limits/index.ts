@@ -17,9 +17,6 @@
 // providerEntity, integration, virtualKey, integrationWorkspace). See docs/limits.md.
 export { alertId } from './alerts.js';
 
-/** Response header the wiring adds when `admission.degraded` (ARCHITECTURE part 4). */
-export const LIMITS_DEGRADED_HEADER = 'x-service-limits-degraded';
-
 export { requestCost } from './charges.js';
 export { groupValue, matchesAll, valuesOf, WILDCARD } from './conditions.js';
 export {
@@ -32,4 +29,11 @@ export {
   type RequestEstimate,
 } from './limits.js';
 export { type Period, type PeriodSpec, periodAt } from './periods.js';
+export {
+  admissionHeaders,
+  LIMITS_DEGRADED_HEADER,
+  requestEstimate,
+  settledUsage,
+  usageOf,
+} from './request-usage.js';
 export type { IntegrationWorkspaceLimits, LimitSubject } from './subject.js';

@@ -15,6 +15,7 @@ import { type ActualUsage, estimateCost, expiry, safe, settlement, usageCharges 
 import { rateHeaders, refusal } from './decision.js';
 import { createMemoryStore } from './memory-store.js';
 import { limitsMetrics } from './metrics.js';
+import { createModelKeyed } from './model-keyed.js';
 import { type BudgetItem, instantiate, type Plan } from './plan.js';
 import { createPlanCache } from './plan-cache.js';
 import { createRedisStore } from './redis-store.js';
@@ -73,8 +74,20 @@ export interface Admission {
 }
 
 export interface Limits {
-  /** Admits the request or throws the gateway error (412 budget exhausted, 429 rate limited). */
-  admit(snapshot: Snapshot, subject: LimitSubject, estimate: RequestEstimate): Promise<Admission>;
+  /**
+   * Admits the request or throws the gateway error (412 budget exhausted, 429 rate limited).
+   * `continuation`: a later admission of a request already counted (the next turn of a realtime
+   * session): its budgets and token limits are checked and reserved, `requests` limits are not
+   * counted again.
+   */
+  admit(
+    snapshot: Snapshot,
+    subject: LimitSubject,
+    estimate: RequestEstimate,
+    continuation?: boolean,
+  ): Promise<Admission>;
+  /** Whether the organisation's policies read the model (then the body must be read to admit). */
+  readsModel(snapshot: Snapshot, organisationId: string): boolean;
 }
 
 const NOTHING: Admission = Object.freeze({
@@ -165,12 +178,16 @@ export function createLimits(deps: LimitsDeps): Limits {
     });
   }
 
+  const readsModel = createModelKeyed();
   return {
-    async admit(snapshot, subject, estimate) {
+    readsModel,
+    async admit(snapshot, subject, estimate, continuation = false) {
       const outputTokens = estimate.maxTokens ?? config.LIMITS_DEFAULT_MAX_TOKENS;
       const inputTokens = estimate.inputTokensGuess ?? 0;
       let costEstimate: number | undefined;
-      const template = plans(snapshot, subject);
+      let template = plans(snapshot, subject);
+      if (continuation)
+        template = { ...template, rates: template.rates.filter((r) => r.type !== 'requests') };
       if (template.rates.length === 0 && template.budgets.length === 0) return NOTHING;
       let plan = instantiate(template, now(), (type) => {
         if (type === 'tokens') return safe(inputTokens + outputTokens);

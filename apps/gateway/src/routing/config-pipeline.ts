@@ -3,7 +3,7 @@
 // the config's response headers, and stores it in the cache once it went out whole.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
-import { LIMITS_DEGRADED_HEADER, type ManagedRef } from '../auth/index.js';
+import type { ManagedRef } from '../auth/index.js';
 import {
   CACHE_STATUS_HEADER,
   type CachedResponse,
@@ -21,8 +21,9 @@ import {
   guardrailResponseBody,
   guardrailStatus,
 } from '../guardrails/index.js';
-import type { ChunkSink } from '../proxy/capture.js';
+import { LIMITS_DEGRADED_HEADER } from '../limits/index.js';
 import { H } from '../request/service-headers.js';
+import type { ChunkSink } from '../upstream/capture.js';
 import {
   type AttemptRecord,
   type ConfigRequest,

@@ -13,7 +13,7 @@ import {
   guardrailStatus,
   isGuardrailRunnerDisabled,
 } from '../guardrails/index.js';
-import type { CustomHostCache } from '../proxy/custom-host-cache.js';
+import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import type { CacheHeaders } from './cache-headers.js';
 import { type HeaderProvider, leafTarget } from './leaf-target.js';
 import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream.js';

@@ -10,8 +10,8 @@ import {
   type ManagedTarget,
 } from '../auth/index.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
-import { resolveProvider } from '../proxy/target.js';
 import { H } from '../request/service-headers.js';
+import { resolveProvider } from '../upstream/target.js';
 
 /** What the request headers said about the provider (read once per request). */
 export interface HeaderProvider {

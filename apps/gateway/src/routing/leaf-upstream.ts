@@ -3,8 +3,8 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { EffectiveSettings } from '@aigw/config-schema';
-import type { CustomHostCache } from '../proxy/custom-host-cache.js';
-import { clientHeadersForProvider, upstreamHeaders } from '../proxy/headers.js';
+import type { CustomHostCache } from '../upstream/custom-host-cache.js';
+import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { ConfigRequest } from './leaf-call.js';
 import type { LeafTarget } from './leaf-target.js';
 

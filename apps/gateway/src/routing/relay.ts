@@ -2,8 +2,8 @@
 // unchanged, event streams flushed at once), a body the gateway holds, or a gateway error.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AppError } from '@aigw/runtime';
-import type { ChunkSink } from '../proxy/capture.js';
-import { responseHeaders } from '../proxy/headers.js';
+import type { ChunkSink } from '../upstream/capture.js';
+import { responseHeaders } from '../upstream/headers.js';
 import type { UpstreamExchange } from './upstream-call.js';
 
 export interface RelayResult {

@@ -3,8 +3,9 @@
 // config request names no provider), and their settlement once the answer went out (the answering
 // call's with its usage, the others' with none, which releases their reservations). docs/limits.md, "Config targets".
 import type { UsageCharge } from '@aigw/proto';
-import { type LeafResolver, requestEstimate } from '../auth/index.js';
+import type { LeafResolver } from '../auth/index.js';
 import type { ActualUsage, Admission, Limits } from '../limits/index.js';
+import { requestEstimate } from '../limits/index.js';
 
 /** What an admission needs of a prepared leaf. */
 export interface AdmittedLeaf {

@@ -5,7 +5,7 @@ import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { AppError } from '@aigw/runtime';
 import { gatewayError } from '../errors.js';
-import { openUpstream } from '../proxy/upstream-request.js';
+import { openUpstream } from '../upstream/upstream-request.js';
 
 export interface UpstreamCallRequest {
   readonly method: string;

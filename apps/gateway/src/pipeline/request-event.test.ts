@@ -1,7 +1,7 @@
 import { RequestEvent } from '@aigw/proto';
 import { describe, expect, it } from 'vitest';
 import { eventEncoder } from '../events/event-encoder.js';
-import { BodyCapture } from './capture.js';
+import { BodyCapture } from '../upstream/capture.js';
 import { buildRequestEvent } from './request-event.js';
 
 function facts(receivedAt: number) {

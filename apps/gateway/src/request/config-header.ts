@@ -10,7 +10,7 @@ import {
   parseConfigJson,
 } from '@aigw/config-schema';
 import { gatewayError } from '../errors.js';
-import { H } from '../request/service-headers.js';
+import { H } from './service-headers.js';
 
 /** Distinct config texts kept parsed; a client sends the same config on every call. */
 const MAX_CACHED = 256;

@@ -6,7 +6,7 @@ import { test } from '@aigw/testkit';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, inject } from 'vitest';
-import { type Harness, startHarness } from '../../test/harness.js';
+import { eventFor, type Harness, startHarness } from '../../test/harness.js';
 
 let h: Harness;
 let client: OpenAI;
@@ -16,6 +16,11 @@ function lastSent(): Buffer {
   const response = h.mock.requests.at(-1)?.response;
   if (!response) throw new Error('the mock recorded no response');
   return response.body;
+}
+
+/** A stream with its random chunk ids and creation times replaced (they differ on every call). */
+function normalise(stream: string): string {
+  return stream.replace(/"id":"chatcmpl-[^"]+"/g, '"id":"x"').replace(/"created":\d+/g, '"created":0');
 }
 
 describe('official SDKs through the gateway', () => {
@@ -60,10 +65,45 @@ describe('official SDKs through the gateway', () => {
     expect(text).toBe('stream these words please');
     expect(usage).toBeGreaterThan(0);
     const raw = await client.chat.completions
-      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'raw stream' }], stream: true })
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'raw stream' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
       .asResponse();
     expect(raw.headers.get('content-type')).toContain('text/event-stream');
     expect(Buffer.from(await raw.arrayBuffer()).equals(lastSent())).toBe(true);
+  });
+
+  test('streaming without include_usage: the gateway asks for usage, the client gets the stream it would have got', async () => {
+    const body = {
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'three little words' }],
+      stream: true,
+    };
+    // What the provider sends a client that did not ask for usage, straight from the provider.
+    const direct = await fetch(`${h.mock.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: JSON.stringify(body),
+    });
+    const expected = normalise(await direct.text());
+    expect(expected).not.toContain('usage');
+
+    const raw = await client.chat.completions.create(body).asResponse();
+    const received = await raw.text();
+    // The provider was asked for usage and sent it...
+    const upstream = h.mock.requests.at(-1);
+    expect(upstream?.json).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(upstream?.response?.body.toString('utf8')).toContain('"usage":{');
+    // ...and the client got, byte for byte, what it would have got without it (ids and times aside).
+    expect(normalise(received)).toBe(expected);
+    // The request event carries the provider's own token counts, not an estimate.
+    const traceId = raw.headers.get('x-service-trace-id') as string;
+    const event = await eventFor(h, traceId);
+    expect(event.tokens?.estimated).toBe(false);
+    expect(event.tokens?.outputTokens).toBe(3);
   });
 
   test('embeddings, moderations and models', async () => {

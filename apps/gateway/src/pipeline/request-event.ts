@@ -3,9 +3,9 @@ import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type Usag
 import type { RequestAccess } from '../auth/index.js';
 import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
-import type { BodyCapture } from './capture.js';
-import type { ForwardResult } from './forward.js';
-import { estimateUsage, type ResponseFacts, readResponseFacts } from './usage.js';
+import type { BodyCapture } from '../upstream/capture.js';
+import type { ForwardResult } from '../upstream/forward.js';
+import { estimateUsage, type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
 
 export interface RequestFacts {
   readonly id: string;

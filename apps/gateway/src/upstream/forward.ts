@@ -27,6 +27,17 @@ export interface ForwardRequest {
   readonly requestSink?: ChunkSink;
   /** Streamed bodies beyond this many bytes are cut off with 413. */
   readonly maxBodyBytes: number;
+  /**
+   * Rewrites what the client receives of a 2xx answer (the sinks still see the provider's bytes);
+   * asked once the response headers are known, undefined to relay the bytes unchanged.
+   */
+  readonly responseFilter?: ((headers: IncomingMessage['headers']) => ResponseFilter | undefined) | undefined;
+}
+
+/** Bytes in, bytes out, chunk by chunk; `end` returns what was held back. */
+export interface ResponseFilter {
+  push(chunk: Buffer): Buffer;
+  end(): Buffer;
 }
 
 export interface ForwardResult {
@@ -118,11 +129,14 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       result.firstByteAt = Date.now();
       result.status = upRes.statusCode ?? 502;
       result.responseHeaders = upRes.headers;
-      res.writeHead(
-        result.status,
-        upRes.statusMessage,
-        responseHeaderList(upRes.headers, fr.extraResponseHeaders),
-      );
+      const filter =
+        fr.responseFilter && result.status >= 200 && result.status < 300
+          ? fr.responseFilter(upRes.headers)
+          : undefined;
+      const headerList = responseHeaderList(upRes.headers, fr.extraResponseHeaders);
+      // A filtered body has another length: it goes out chunked.
+      if (filter) removeHeader(headerList, 'content-length');
+      res.writeHead(result.status, upRes.statusMessage, headerList);
       // Event streams: the client must see the stream open at once. Events that came in the same
       // read as the headers take them out in one write; otherwise the headers go alone right after
       // this turn of the event loop (one write less per stream than flushing them here).
@@ -143,14 +157,19 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         result.responseBytes += chunk.length;
         fr.responseSink?.push(chunk);
         if (res.destroyed) return;
-        if (!res.write(chunk) && !paused) {
+        const out = filter ? filter.push(chunk) : chunk;
+        if (out.length === 0) return;
+        if (!res.write(out) && !paused) {
           paused = true;
           upRes.pause();
           res.once('drain', drained);
         }
       });
       upRes.once('end', () => {
-        if (!res.destroyed) res.end();
+        if (res.destroyed) return;
+        const rest = filter?.end();
+        if (rest && rest.length > 0) res.end(rest);
+        else res.end();
       });
       upRes.on('aborted', () => {
         result.error ??= {
@@ -205,4 +224,14 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       body.on('error', () => upstream.destroy());
     }
   });
+}
+
+/** Drops a header (lower-case name) from a flat `[name, value, ...]` list. */
+function removeHeader(list: (string | string[])[], name: string): void {
+  for (let i = 0; i < list.length; i += 2) {
+    if (typeof list[i] === 'string' && (list[i] as string).toLowerCase() === name) {
+      list.splice(i, 2);
+      return;
+    }
+  }
 }

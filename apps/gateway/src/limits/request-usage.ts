@@ -1,0 +1,45 @@
+// A request's side of the limits engine: the estimate an admission reserves from, the usage an
+// answer settles with, and the response headers an admission adds.
+import { type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
+import type { ActualUsage } from './charges.js';
+import type { Admission, RequestEstimate } from './limits.js';
+
+export const LIMITS_DEGRADED_HEADER = 'x-service-limits-degraded';
+
+/** From a JSON body: its max_tokens (any of the names APIs use) and a size-based input guess. */
+export function requestEstimate(json: unknown, bodyBytes: number): RequestEstimate {
+  const o = typeof json === 'object' && json !== null ? (json as Record<string, unknown>) : {};
+  const max = [o.max_tokens, o.max_completion_tokens, o.max_output_tokens].find(
+    (v): v is number => typeof v === 'number' && Number.isFinite(v) && v > 0,
+  );
+  // About four bytes a token for text; a guess only, settled with the real count.
+  return { maxTokens: max, inputTokensGuess: Math.ceil(bodyBytes / 4) };
+}
+
+/** The answer's usage as settle takes it (undefined when it reported none and made none). */
+export function settledUsage(
+  contentType: string | undefined,
+  head: Buffer | undefined,
+  tail: Buffer,
+  model: string,
+  providerType: string,
+): ActualUsage | undefined {
+  return usageOf(readResponseFacts(contentType, head, tail), model, providerType);
+}
+
+/** `settledUsage` of an answer already read (the request event reuses what settle read). */
+export function usageOf(facts: ResponseFacts, model: string, providerType: string): ActualUsage | undefined {
+  if (!facts.usage) return undefined;
+  return {
+    inputTokens: facts.usage.inputTokens,
+    outputTokens: facts.usage.outputTokens,
+    cachedInputTokens: facts.usage.cachedInputTokens,
+    model: facts.model ?? model,
+    provider: providerType,
+  };
+}
+
+/** The admission's `x-ratelimit-*` headers, and the degraded flag when Redis was not used. */
+export function admissionHeaders(admission: Admission): Readonly<Record<string, string>> {
+  return admission.degraded ? { ...admission.headers, [LIMITS_DEGRADED_HEADER]: 'true' } : admission.headers;
+}

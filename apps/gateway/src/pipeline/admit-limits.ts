@@ -1,0 +1,23 @@
+// Stage: rate limits and budgets, admitted once per request (or realtime session) before anything
+// is sent, and settled once after the answer with its usage (settle.ts). A config's targets have
+// their own provider and virtual-key limits, admitted per call (routing/target-admissions.ts).
+import { limitSubject } from '../auth/index.js';
+import { admissionHeaders, type Limits, requestEstimate } from '../limits/index.js';
+import type { RequestContext } from './request-context.js';
+
+/**
+ * `providerType`: the provider the request goes to; '' for a config, whose targets decide it.
+ * Does nothing in standalone mode (no snapshot, no policies).
+ */
+export async function admitLimits(
+  ctx: RequestContext,
+  limits: Limits | undefined,
+  providerType: string,
+): Promise<void> {
+  const access = ctx.access;
+  if (!limits || !access) return;
+  const subject = limitSubject(access, providerType, ctx.model);
+  const size = ctx.body?.length ?? Number(ctx.req.headers['content-length'] ?? 0);
+  ctx.admission = await limits.admit(access.snapshot, subject, requestEstimate(ctx.json, size));
+  ctx.limitHeaders = admissionHeaders(ctx.admission);
+}

@@ -1,0 +1,146 @@
+// The gateway's one request pipeline. Every request kind runs the same stages, in this order:
+//   identify (service headers, API key or JWT) -> authorise (scope) -> resolve route (config or
+//   provider target, custom host checked) -> request body (only when a stage needs it) -> admit
+//   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
+//   realtime session) -> settle limits and publish the request event.
+// A failure in any stage is answered by the one error writer (errors.ts) and still settles and
+// publishes. Adding a stage or a request kind touches this file and the stage's own module.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '@aigw/runtime';
+import type { Redis } from 'ioredis';
+import type { AccessResolver } from '../auth/index.js';
+import type { GatewayConfig } from '../config.js';
+import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
+import type { Limits } from '../limits/index.js';
+import { H } from '../request/service-headers.js';
+import { createConfigRoute } from '../routing/config-route.js';
+import { CustomHostCache } from '../upstream/custom-host-cache.js';
+import { admitLimits } from './admit-limits.js';
+import { authorise } from './authorise.js';
+import { callConfig } from './call-config.js';
+import { callUpstream } from './call-upstream.js';
+import { identify } from './identify.js';
+import { createRealtimeRelay } from './realtime-session.js';
+import { readConfigBody, readTargetBody } from './request-body.js';
+import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
+import { resolveRoute } from './resolve-route.js';
+import { type Publish, settleAndPublish } from './settle.js';
+
+export interface PipelineDeps {
+  readonly config: GatewayConfig;
+  /** Takes the event as a function: the publisher builds it off the request path, in a batch. */
+  readonly publish: Publish;
+  readonly instanceId: string;
+  readonly log: Logger;
+  /** Response cache storage shared by replicas (configs with `cache`); in-process without it. */
+  readonly redis?: Redis | undefined;
+  /**
+   * Control-plane mode: the key, managed provider or saved config of a request from the snapshot
+   * (`accessFromConfig`, one per process). Without it (standalone) `x-service-api-key` is not checked.
+   */
+  readonly access?: AccessResolver | undefined;
+  /** Rate and usage limits; applied in control-plane mode only. */
+  readonly limits?: Limits | undefined;
+}
+
+export interface GatewayPipeline {
+  /** A request whose URL is below `/v1` (plain node:http: express costs more than all of this). */
+  http(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** A WebSocket upgrade (realtime sessions) of any URL. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
+}
+
+/** Parsing headroom for the model and usage even when bodies are not kept in events. */
+const MIN_CAPTURE = 64 * 1024;
+
+export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
+  const { config, log } = deps;
+  const captureLimit = Math.max(config.CAPTURE_BODY_MAX_BYTES, MIN_CAPTURE);
+  const captureBodies = config.CAPTURE_BODY_MAX_BYTES > 0;
+  const customHosts = new CustomHostCache(config.CUSTOM_HOST_ALLOWLIST);
+  const configRoute = createConfigRoute({ config, redis: deps.redis, log, customHosts, limits: deps.limits });
+  const routeDeps = { access: deps.access, customHosts, maxBodyBytes: config.MAX_BODY_BYTES };
+  const bodyDeps = { maxBodyBytes: config.MAX_BODY_BYTES, limits: deps.limits };
+  const callDeps = { idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES };
+  const realtime = createRealtimeRelay({ log, limits: deps.limits });
+
+  /** The stages every kind shares, up to the call: who, may they, where to. */
+  async function front(ctx: RequestContext): Promise<void> {
+    const pending = identify(ctx, deps.access);
+    const caller = pending instanceof Promise ? await pending : pending;
+    if (caller) authorise(caller.identity);
+    const routed = resolveRoute(ctx, caller, routeDeps);
+    if (routed) await routed;
+  }
+
+  function failed(ctx: RequestContext, err: unknown) {
+    const error = asGatewayError(err);
+    if (error !== err) log.error({ err, reqId: ctx.id }, `${ctx.kind} request failed`);
+    ctx.facts.gatewayError = {
+      code: error.code ?? 'error',
+      message: error.message,
+      type: error.type,
+      status: error.status,
+    };
+    const extra: Record<string, string> = {};
+    // Both are never empty once known (a trace id is 1-128 characters, a provider id a name).
+    if (ctx.facts.traceId !== '') extra[H.traceId] = ctx.facts.traceId;
+    if (ctx.facts.provider !== '') extra['x-service-provider'] = ctx.facts.provider;
+    return { error, extra };
+  }
+
+  return {
+    async http(req, res) {
+      const ctx = createContext(req, 'http', deps.instanceId, captureLimit, captureBodies);
+      try {
+        await front(ctx);
+        const route = ctx.route;
+        if (route?.kind === 'config') {
+          await readConfigBody(ctx, bodyDeps);
+          // The config's targets decide the provider: each call of a target is admitted for it.
+          await admitLimits(ctx, deps.limits, '');
+          await callConfig(ctx, route.config, configRoute, res);
+        } else if (route?.kind === 'target') {
+          await readTargetBody(ctx, route.target, bodyDeps);
+          await admitLimits(ctx, deps.limits, route.target.provider.id);
+          await callUpstream(ctx, route.target, callDeps, res);
+        }
+      } catch (err) {
+        const { error, extra } = failed(ctx, err);
+        if (!res.headersSent) writeError(res, error, extra);
+        // Drain an unread body so the connection can be reused.
+        if (!req.readableEnded) req.resume();
+      }
+      settleAndPublish(ctx, deps.publish);
+    },
+
+    async upgrade(req, socket, head) {
+      const ctx = createContext(req, 'realtime', deps.instanceId, captureLimit, captureBodies);
+      try {
+        if (!(req.url ?? '').startsWith(`${V1}/`)) {
+          throw realtime.refusal('WebSocket upgrades are served under /v1');
+        }
+        await front(ctx);
+        const route = ctx.route;
+        if (route?.kind !== 'target') {
+          throw realtime.refusal(
+            'configs do not apply to realtime sessions: name a provider instead',
+            H.config,
+          );
+        }
+        ctx.model = new URLSearchParams(ctx.search).get('model') ?? '';
+        ctx.facts.modelRequested = ctx.model.slice(0, 256);
+        await admitLimits(ctx, deps.limits, route.target.provider.id);
+        await realtime.relay(ctx, route.target, socket, head);
+      } catch (err) {
+        const { error, extra } = failed(ctx, err);
+        if (socket.writable) writeErrorToSocket(socket, error, extra);
+        else socket.destroy();
+      }
+      settleAndPublish(ctx, deps.publish);
+    },
+  };
+}
+
+export type { RequestKind };

@@ -1,0 +1,81 @@
+// Stage: read the request body, only when a stage needs it; otherwise it streams to the provider
+// untouched. Who needs it (docs/gateway.md, "When the gateway reads a body"): a config (routing,
+// retries, cache, guardrails), a provider that signs or reads it (Bedrock, Vertex), a managed
+// provider with an allow-list or several deployments, a limit policy on the model, and the stream
+// usage of OpenAI-style completions (stream-usage.ts).
+import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../auth/index.js';
+import { gatewayError } from '../errors.js';
+import type { Limits } from '../limits/index.js';
+import { readCloudOptions } from '../providers/cloud-headers.js';
+import { readBody } from '../upstream/read-body.js';
+import type { PlainTarget, RequestContext } from './request-context.js';
+import { jsonModel } from './request-event.js';
+import { mayStream, streamsUsageOnRequest, withUsageRequested } from './stream-usage.js';
+
+export interface BodyDeps {
+  readonly maxBodyBytes: number;
+  readonly limits: Limits | undefined;
+}
+
+function isJson(ctx: RequestContext): boolean {
+  return ctx.req.headers['content-type']?.includes('json') ?? false;
+}
+
+function parse(ctx: RequestContext, body: Buffer): void {
+  ctx.body = body;
+  if (body.length === 0 || !isJson(ctx)) return;
+  try {
+    ctx.json = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw gatewayError('invalid_json', 'The request body is not valid JSON');
+  }
+  ctx.facts.modelRequested = jsonModel(ctx.json);
+}
+
+/** A config reads the whole body: its targets, retries and override_params each send it again. */
+export async function readConfigBody(ctx: RequestContext, deps: BodyDeps): Promise<void> {
+  if (Number(ctx.req.headers['content-length'] ?? 0) > deps.maxBodyBytes) {
+    throw gatewayError('payload_too_large', `The request body is larger than ${deps.maxBodyBytes} bytes`);
+  }
+  parse(ctx, await readBody(ctx.req, deps.maxBodyBytes));
+  ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], ctx.body, ctx.json);
+}
+
+/** A plain target's body: read when needed; sets the model, the allow-list check and the body to send. */
+export async function readTargetBody(
+  ctx: RequestContext,
+  target: PlainTarget,
+  deps: BodyDeps,
+): Promise<void> {
+  const { managed } = target;
+  const access = ctx.access;
+  const modelNeeded =
+    (managed !== undefined && needsModel(managed)) ||
+    (access !== undefined &&
+      deps.limits?.readsModel(access.snapshot, access.identity.organisation.id) === true);
+  const usageAsked = streamsUsageOnRequest(ctx.method, ctx.path) && isJson(ctx);
+  if (!modelNeeded && !usageAsked && !target.provider.needsBody(target.base)) {
+    // Streams through: the model can still be in the path (Bedrock), never in an unread body.
+    ctx.model = requestModel(ctx.path, undefined, undefined, undefined);
+    return;
+  }
+  const body = await readBody(ctx.req, deps.maxBodyBytes);
+  // Completions that cannot be streams are not parsed for usage alone.
+  if (modelNeeded || target.provider.needsBody(target.base) || mayStream(body)) parse(ctx, body);
+  else ctx.body = body;
+  ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
+  if (managed && needsModel(managed)) {
+    assertModelAllowed(managed, ctx.model, 'model');
+    target.base = { ...target.base, cloud: cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model) };
+  }
+  if (usageAsked && ctx.json !== undefined) {
+    const asked = withUsageRequested(ctx.json);
+    if (asked) {
+      // The log keeps what the client sent, not the body with the usage request added.
+      ctx.facts.request.push(body);
+      ctx.json = asked;
+      ctx.body = Buffer.from(JSON.stringify(asked), 'utf8');
+      ctx.usageInjected = true;
+    }
+  }
+}

@@ -1,0 +1,48 @@
+// Stage, after the answer is complete (off the client's path): settle the admission with the
+// answer's usage and publish the request event. The event is built later, by the publisher, from
+// what is frozen here (a late 'aborted' or chunk after the close must not change it).
+import type { RequestEvent } from '@aigw/proto';
+import { settledUsage, usageOf } from '../limits/index.js';
+import { readResponseFacts } from '../upstream/usage.js';
+import type { RequestContext } from './request-context.js';
+import { buildRequestEvent } from './request-event.js';
+
+export type Publish = (event: () => RequestEvent) => void;
+
+export function settleAndPublish(ctx: RequestContext, publish: Publish): void {
+  const completedAt = Date.now();
+  const { facts } = ctx;
+  facts.request.seal();
+  facts.response.seal();
+  const outcome = ctx.result && { ...ctx.result };
+  if (ctx.usage) facts.responseFacts = ctx.usage;
+  const admission = ctx.admission;
+  if (ctx.kind === 'realtime') {
+    // Each turn was charged as it ended (realtime-session.ts): the last admission only releases.
+    if (admission) void admission.settle(undefined);
+    const charges = ctx.turnCharges ?? admission?.usageCharges;
+    if (charges) facts.usageCharges = charges;
+  } else if (admission) {
+    const held = ctx.heldAnswer;
+    if (held) {
+      void admission.settle(settledUsage(held.contentType, held.body, held.body, ctx.model, facts.provider));
+    } else {
+      // Read once: the request event reuses it (the capture is sealed, so it would read the same).
+      const read =
+        facts.responseFacts ??
+        (outcome
+          ? readResponseFacts(
+              outcome.responseHeaders['content-type'],
+              facts.response.complete(),
+              facts.response.tail(),
+            )
+          : undefined);
+      if (read) facts.responseFacts = read;
+      void admission.settle(read ? usageOf(read, ctx.model, facts.provider) : undefined);
+    }
+    const charges = admission.usageCharges;
+    const targets = ctx.targetCharges;
+    facts.usageCharges = targets ? () => [...charges(), ...targets()] : charges;
+  }
+  publish(() => buildRequestEvent(facts, outcome, completedAt));
+}
