@@ -42,6 +42,26 @@ function rejection(
 }
 
 describe('realtime WebSocket', () => {
+  it('answers response.create with a turn that ends in response.done and its usage', async () => {
+    const { ws, next } = connect(wsUrl(), { headers: { authorization: 'Bearer sk-rt' } });
+    await once(ws, 'open');
+    ws.send(JSON.stringify({ type: 'response.create', response: { instructions: 'two words' } }));
+    const events = (await next(5)).map((m) => JSON.parse(m.data.toString()) as { type: string });
+    expect(events.map((e) => e.type)).toEqual([
+      'session.created',
+      'response.created',
+      'response.text.delta',
+      'response.text.done',
+      'response.done',
+    ]);
+    expect(events[2]).toMatchObject({ delta: 'two words' });
+    expect(events[4]).toMatchObject({
+      response: { status: 'completed', usage: { input_tokens: 7, output_tokens: 2, total_tokens: 9 } },
+    });
+    ws.close();
+    await once(ws, 'close');
+  });
+
   it('sends session.created first, then echoes text and binary messages', async () => {
     const { ws, next } = connect(wsUrl(), {
       headers: { authorization: 'Bearer sk-rt', 'openai-beta': 'realtime=v1' },
@@ -53,11 +73,11 @@ describe('realtime WebSocket', () => {
       type: 'session.created',
       session: { object: 'realtime.session', model: 'gpt-4o-realtime-preview' },
     });
-    ws.send(JSON.stringify({ type: 'response.create' }));
+    ws.send(JSON.stringify({ type: 'conversation.item.create' }));
     ws.send(Buffer.from([1, 2, 3]));
     const [, text, binary] = await next(3);
     expect(text).toMatchObject({ isBinary: false });
-    expect(JSON.parse(text!.data.toString())).toEqual({ type: 'response.create' });
+    expect(JSON.parse(text!.data.toString())).toEqual({ type: 'conversation.item.create' });
     expect(binary!.isBinary).toBe(true);
     expect([...binary!.data]).toEqual([1, 2, 3]);
     ws.close();

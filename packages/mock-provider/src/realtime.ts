@@ -7,7 +7,7 @@ import { bearerToken } from './auth.js';
 import type { MockState } from './context.js';
 import { openaiError, type ProviderError, simulatedError } from './errors.js';
 import { retryHeaders } from './http-io.js';
-import { randomId } from './text.js';
+import { countTokens, randomId } from './text.js';
 import type { MockKnobs } from './types.js';
 
 export const REALTIME_PATH = '/v1/realtime';
@@ -107,7 +107,11 @@ export class RealtimeServer {
           },
         }),
       );
-      ws.on('message', (data, isBinary) => ws.send(data, { binary: isBinary }));
+      ws.on('message', (data, isBinary) => {
+        const turn = isBinary ? undefined : responseCreate(data.toString());
+        if (turn === undefined) ws.send(data, { binary: isBinary });
+        else for (const event of responseEvents(turn)) ws.send(JSON.stringify(event));
+      });
     });
   }
 
@@ -115,4 +119,71 @@ export class RealtimeServer {
     for (const client of this.wss.clients) client.terminate();
     return new Promise((resolve) => this.wss.close(() => resolve()));
   }
+}
+
+/**
+ * A `response.create` client event: the text the mock answers with (its `response.instructions`,
+ * else a fixed sentence); undefined for every other message, which is echoed.
+ */
+function responseCreate(message: string): string | undefined {
+  if (!message.includes('"response.create"')) return undefined;
+  try {
+    const event = JSON.parse(message) as { type?: unknown; response?: { instructions?: unknown } };
+    if (event.type !== 'response.create') return undefined;
+    const instructions = event.response?.instructions;
+    return typeof instructions === 'string' && instructions !== '' ? instructions : 'hello from the mock';
+  } catch {
+    return undefined;
+  }
+}
+
+/** One turn as the Realtime API streams it, ending with `response.done` and its usage. */
+function responseEvents(text: string): object[] {
+  const id = randomId('resp_', 8);
+  const itemId = randomId('item_', 8);
+  const outputTokens = countTokens(text);
+  const inputTokens = outputTokens + 5;
+  const event = (type: string, fields: object) => ({ type, event_id: randomId('event_', 8), ...fields });
+  return [
+    event('response.created', {
+      response: { object: 'realtime.response', id, status: 'in_progress', output: [] },
+    }),
+    event('response.text.delta', {
+      response_id: id,
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      delta: text,
+    }),
+    event('response.text.done', {
+      response_id: id,
+      item_id: itemId,
+      output_index: 0,
+      content_index: 0,
+      text,
+    }),
+    event('response.done', {
+      response: {
+        object: 'realtime.response',
+        id,
+        status: 'completed',
+        output: [
+          {
+            id: itemId,
+            object: 'realtime.item',
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'text', text }],
+          },
+        ],
+        usage: {
+          total_tokens: inputTokens + outputTokens,
+          input_tokens: inputTokens,
+          output_tokens: outputTokens,
+          input_token_details: { cached_tokens: 0, text_tokens: inputTokens, audio_tokens: 0 },
+          output_token_details: { text_tokens: outputTokens, audio_tokens: 0 },
+        },
+      },
+    }),
+  ];
 }

@@ -1,0 +1,145 @@
+// Realtime sessions under the same rules as requests, on real Redis: a requests policy counts each
+// session (the third in its window is refused before the provider is reached), every session is a
+// request event with the usage of its turns, and a token budget stops a session whose turns used it.
+
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { RateLimitType, RateLimitUnit, type RequestEvent, UsageLimitType } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { afterEach, describe, expect } from 'vitest';
+import WebSocket from 'ws';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
+import { makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
+
+let gw: ControlPlaneGateway | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+async function start(redis: Parameters<typeof makeLimits>[0], policy: (ws: string) => object) {
+  const org = randomUUID();
+  const ws = randomUUID();
+  const int = randomUUID();
+  const key = `aigw_${randomUUID()}`;
+  const { limits } = makeLimits(redis);
+  gw = await startControlPlaneGateway([], {}, {}, limits);
+  gw.use([
+    organisation(org),
+    workspace(ws, org),
+    apiKey(key, org, ws),
+    integration(int, org, {
+      credentials: { api_key: 'sk-managed' },
+      options: { custom_host: `${gw.mock.url}/v1` },
+    }),
+    provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    { ...(policy(ws) as ReturnType<typeof ratePolicy>), organisationId: org },
+  ]);
+  const current = gw;
+  return (traceId: string) =>
+    new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=gpt-4o-realtime`, {
+      headers: {
+        'x-service-api-key': key,
+        'x-service-provider': '@openai-prod',
+        'x-service-trace-id': traceId,
+      },
+    });
+}
+
+/** Opens the session or returns the status the upgrade was refused with. */
+function opened(ws: WebSocket): Promise<number> {
+  return new Promise((resolve) => {
+    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+    ws.on('open', () => resolve(101));
+  });
+}
+
+/** Messages of a session as they arrive. */
+function inbox(ws: WebSocket) {
+  const received: { type: string; error?: { code?: string } }[] = [];
+  ws.on('message', (data: Buffer) => received.push(JSON.parse(data.toString())));
+  return async (type: string, count = 1) => {
+    for (let i = 0; i < 200 && received.filter((m) => m.type === type).length < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return received.filter((m) => m.type === type);
+  };
+}
+
+describe('realtime sessions in the pipeline', () => {
+  test('a 2-requests-per-minute policy admits two sessions and refuses the third; each is a request event with its usage', async ({
+    redis,
+  }) => {
+    const session = await start(redis.client, (ws) =>
+      ratePolicy({
+        type: RateLimitType.REQUESTS,
+        unit: RateLimitUnit.RPM,
+        value: 2,
+        conditions: [{ key: 'workspace_id', value: ws }],
+      }),
+    );
+    for (const traceId of ['rt-1', 'rt-2']) {
+      const ws = session(traceId);
+      const wait = inbox(ws);
+      expect(await opened(ws)).toBe(101);
+      ws.send(JSON.stringify({ type: 'response.create' }));
+      expect(await wait('response.done')).toHaveLength(1);
+      ws.close();
+      await once(ws, 'close');
+    }
+    gw?.mock.clear();
+    const third = session('rt-3');
+    expect(await opened(third)).toBe(429);
+    expect(gw?.mock.requests).toEqual([]);
+
+    const event: RequestEvent | undefined = await gw?.eventFor('rt-1');
+    expect(event).toMatchObject({
+      method: 'GET',
+      path: '/realtime',
+      statusCode: 101,
+      modelRequested: 'gpt-4o-realtime',
+    });
+    // 'hello from the mock': 4 output tokens, 9 input (the mock's count), as response.done said.
+    expect(event?.tokens).toMatchObject({ inputTokens: 9, outputTokens: 4, estimated: false });
+    const refused = await gw?.eventFor('rt-3');
+    expect(refused?.statusCode).toBe(429);
+    expect(refused?.error?.code).toBe('policy_rate_limited');
+  });
+
+  test('a token budget is charged turn by turn and stops the session once it is used up', async ({
+    redis,
+  }) => {
+    const session = await start(redis.client, (ws) =>
+      usagePolicy({
+        type: UsageLimitType.TOKENS,
+        creditLimit: 20,
+        conditions: [{ key: 'workspace_id', value: ws }],
+      }),
+    );
+    const ws = session('rt-budget');
+    const wait = inbox(ws);
+    expect(await opened(ws)).toBe(101);
+    ws.send(JSON.stringify({ type: 'response.create' }));
+    expect(await wait('response.done')).toHaveLength(1);
+    // 13 of 20 tokens used: the session goes on. The second turn brings it to 26: it is stopped.
+    ws.send(JSON.stringify({ type: 'response.create' }));
+    const [code] = (await once(ws, 'close')) as [number];
+    expect(code).toBe(1008);
+    const errors = await wait('error');
+    expect(errors[0]?.error?.code).toBe('policy_usage_limit_exhausted');
+    const event = await gw?.eventFor('rt-budget');
+    expect(event?.tokens).toMatchObject({ inputTokens: 18, outputTokens: 8 });
+    expect(event?.usageCharges.reduce((sum, c) => sum + c.amount, 0)).toBe(26);
+    // A new session is refused at the door: the budget is exhausted.
+    expect(await opened(session('rt-after'))).toBe(412);
+  });
+});
