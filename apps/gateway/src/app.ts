@@ -17,7 +17,7 @@ import {
 } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
-import { accessFromConfig } from './auth/index.js';
+import { accessFromConfig } from './access/index.js';
 import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher } from './events/index.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';

@@ -16,7 +16,7 @@ import {
 } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { credentialsAad, parseMasterKey, sealSecret } from '@aigw/secret-box';
-import { accessFromConfig, hashApiKey } from '../src/auth/index.js';
+import { accessFromConfig, hashApiKey } from '../src/access/index.js';
 import { loadGatewayConfig } from '../src/config.js';
 import type { Limits } from '../src/limits/index.js';
 import { createGatewayPipeline } from '../src/pipeline/index.js';

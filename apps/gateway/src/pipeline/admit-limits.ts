@@ -1,7 +1,7 @@
 // Stage: rate limits and budgets, admitted once per request (or realtime session) before anything
 // is sent, and settled once after the answer with its usage (settle.ts). A config's targets have
 // their own provider and virtual-key limits, admitted per call (routing/target-admissions.ts).
-import { limitSubject } from '../auth/index.js';
+import { limitSubject } from '../access/index.js';
 import { admissionHeaders, type Limits, requestEstimate } from '../limits/index.js';
 import type { RequestContext } from './request-context.js';
 

@@ -1,6 +1,6 @@
 // Stage: may this caller do what the route does? Scopes of the key or token (spec 5.3 and 2.5):
 // provider calls (every `/v1` request and realtime session) need `completions.write`.
-import type { Identity } from '../auth/index.js';
+import type { Identity } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import { H } from '../request/service-headers.js';
 

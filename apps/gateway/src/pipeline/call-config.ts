@@ -2,7 +2,7 @@
 // with retries and fallbacks, each target's own limits. What happened goes into the context.
 import type { ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
-import { eventProviderRef } from '../auth/index.js';
+import { eventProviderRef } from '../access/index.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import type { ConfigRoute } from '../routing/config-route.js';
 import type { RequestContext } from './request-context.js';

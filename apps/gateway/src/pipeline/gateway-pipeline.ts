@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
-import type { AccessResolver } from '../auth/index.js';
+import type { AccessResolver } from '../access/index.js';
 import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';

@@ -1,6 +1,6 @@
 // Stage: who calls. Reads the `x-service-*` headers, then (control-plane mode) the API key or JWT
 // in `x-service-api-key` against the request's snapshot. Standalone gateways check no key.
-import type { AccessResolver, Identity } from '../auth/index.js';
+import type { AccessResolver, Identity } from '../access/index.js';
 import { parseServiceHeaders } from '../request/service-headers.js';
 import type { Snapshot } from '../snapshot/index.js';
 import type { RequestContext } from './request-context.js';

@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import type { UsageCharge } from '@aigw/proto';
 import type { AppError, Logger } from '@aigw/runtime';
 import WebSocket, { type RawData, WebSocketServer } from 'ws';
-import { limitSubject } from '../auth/index.js';
+import { limitSubject } from '../access/index.js';
 import { asGatewayError, gatewayError, writeErrorToSocket } from '../errors.js';
 import type { ActualUsage, Limits } from '../limits/index.js';
 import type { ServiceHeaders } from '../request/service-headers.js';

@@ -3,7 +3,7 @@
 // retries, cache, guardrails), a provider that signs or reads it (Bedrock, Vertex), a managed
 // provider with an allow-list or several deployments, a limit policy on the model, and the stream
 // usage of OpenAI-style completions (stream-usage.ts).
-import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../auth/index.js';
+import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';

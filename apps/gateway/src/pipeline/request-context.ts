@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import type { UsageCharge } from '@aigw/proto';
-import type { ManagedTarget, RequestAccess } from '../auth/index.js';
+import type { ManagedTarget, RequestAccess } from '../access/index.js';
 import type { Admission } from '../limits/index.js';
 import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
 import type { ServiceHeaders } from '../request/service-headers.js';

@@ -1,6 +1,6 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
 import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
-import type { RequestAccess } from '../auth/index.js';
+import type { RequestAccess } from '../access/index.js';
 import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from '../upstream/capture.js';

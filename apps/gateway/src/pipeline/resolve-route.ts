@@ -1,8 +1,8 @@
 // Stage: where the request goes. Control-plane mode resolves it from the snapshot (a saved or
 // inline config, an `@slug` or virtual key, or the provider headers); standalone reads the config
 // header or the provider headers. A plain target's custom host is checked against SSRF here.
-import type { AccessResolver } from '../auth/index.js';
-import { cloudFor, eventIdentity, eventProviderRef, managedRef } from '../auth/index.js';
+import type { AccessResolver } from '../access/index.js';
+import { cloudFor, eventIdentity, eventProviderRef, managedRef } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { readConfigHeader } from '../request/config-header.js';

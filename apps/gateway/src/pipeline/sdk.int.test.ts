@@ -79,8 +79,8 @@ describe('official SDKs through the gateway', () => {
   test('streaming without include_usage: the gateway asks for usage, the client gets the stream it would have got', async () => {
     const body = {
       model: 'gpt-4o',
-      messages: [{ role: 'user', content: 'three little words' }],
-      stream: true,
+      messages: [{ role: 'user' as const, content: 'three little words' }],
+      stream: true as const,
     };
     // What the provider sends a client that did not ask for usage, straight from the provider.
     const direct = await fetch(`${h.mock.url}/v1/chat/completions`, {

@@ -3,7 +3,7 @@
 // the config's response headers, and stores it in the cache once it went out whole.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
-import type { ManagedRef } from '../auth/index.js';
+import type { ManagedRef } from '../access/index.js';
 import {
   CACHE_STATUS_HEADER,
   type CachedResponse,

@@ -5,7 +5,7 @@ import type { NormalisedConfig } from '@aigw/config-schema';
 import type { UsageCharge } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
-import { type LeafResolver, requestModel, savedGuardrailIds } from '../auth/index.js';
+import { type LeafResolver, requestModel, savedGuardrailIds } from '../access/index.js';
 import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
 import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';

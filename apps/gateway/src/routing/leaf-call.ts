@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, Guardrail } from '@aigw/config-schema';
 import { AppError } from '@aigw/runtime';
-import type { ManagedRef } from '../auth/index.js';
+import type { ManagedRef } from '../access/index.js';
 import type { CachedResponse, CacheLookup, ResponseCache } from '../cache/index.js';
 import {
   GUARDRAIL_DENIED_STATUS,

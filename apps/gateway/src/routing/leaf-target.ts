@@ -8,7 +8,7 @@ import {
   type LeafResolver,
   type ManagedRef,
   type ManagedTarget,
-} from '../auth/index.js';
+} from '../access/index.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
 import { H } from '../request/service-headers.js';
 import { resolveProvider } from '../upstream/target.js';

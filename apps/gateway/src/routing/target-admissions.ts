@@ -3,7 +3,7 @@
 // config request names no provider), and their settlement once the answer went out (the answering
 // call's with its usage, the others' with none, which releases their reservations). docs/limits.md, "Config targets".
 import type { UsageCharge } from '@aigw/proto';
-import type { LeafResolver } from '../auth/index.js';
+import type { LeafResolver } from '../access/index.js';
 import type { ActualUsage, Admission, Limits } from '../limits/index.js';
 import { requestEstimate } from '../limits/index.js';
 

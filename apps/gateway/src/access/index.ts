@@ -1,4 +1,6 @@
-// Public surface of the gateway's authentication and target resolution in control-plane mode.
+// Public surface of control-plane access: who calls (API key or JWT, from the snapshot) and what the
+// snapshot lets them reach (managed providers, virtual keys, saved configs and guardrails, the limit
+// subject of a request).
 export { type Authenticate, createAuthenticate, hashApiKey } from './authenticate.js';
 export { type CredentialRoute, credentialRoute } from './credential-route.js';
 export { CredentialStore, type ProviderCredentials } from './credentials.js';
