@@ -47,14 +47,18 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
   const instanceId = config.INSTANCE_ID ?? `gateway-${process.pid}`;
   const metrics = createMetrics('gateway');
   const closer = new Closer(log);
+  /** What this replica cannot serve without (the snapshot, in control-plane mode). */
   const checks: Record<string, ReadinessCheck> = {};
+  /** What it serves without, degraded (limits decided locally, events spooled): reported, not gating. */
+  const degradable: Record<string, ReadinessCheck> = {};
   let port: number | undefined;
   let events: EventPublisher | undefined;
   let redis: Redis | undefined;
   const snapshots = config.CONTROL_PLANE_GRPC_URL ? new SnapshotStore() : undefined;
 
-  // Redis and NATS may be down when the gateway starts: it starts anyway, reports not ready,
-  // and keeps reconnecting in the background (limits degrade, events spool; traffic flows).
+  // Redis and NATS may be down when the gateway starts or later: it serves anyway (limits degrade,
+  // events spool), stays ready, reports them under /readyz `degraded` and `dependency_up`, and keeps
+  // reconnecting in the background.
   function connectRedis(url: string): Redis {
     // Auto-pipelining sends the commands of one event-loop turn in one write (the response cache's,
     // for one). The limits batch their own script calls per organisation (limits/redis-store.ts).
@@ -65,7 +69,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
     });
     client.on('error', (err: Error) => log.warn({ err: err.message }, 'redis error'));
     closer.add('redis', () => client.disconnect());
-    checks.redis = async () => {
+    degradable.redis = async () => {
       await client.ping();
     };
     return client;
@@ -81,7 +85,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       if (nats) await nats.drain();
       else void connecting.then((nc) => nc.close());
     });
-    checks.nats = async () => {
+    degradable.nats = async () => {
       if (!nats) throw new Error('not connected yet');
       await natsReadiness(nats)();
     };
@@ -156,7 +160,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       const app = createHttpApp({
         log,
         metrics,
-        health: { checks, draining: () => closer.closed },
+        health: { checks, degradable, draining: () => closer.closed },
       });
       // Rate and usage limits come from the snapshot, so they exist in control-plane mode only.
       const limits = snapshots

@@ -78,6 +78,8 @@ const CODES = {
   /** What is left of a budget is reserved by requests in flight (`retry-after`). */
   usage_limit_in_flight: { status: 429, type: 'rate_limit_error' },
   upstream_unreachable: { status: 502, type: 'upstream_error' },
+  /** Control-plane mode: no snapshot is loaded yet (starting up), so no key can be checked (`retry-after`). */
+  snapshot_not_loaded: { status: 503, type: 'server_error' },
   /** Redis is down and LIMITS_REDIS_DOWN_* is `closed`: limits cannot be checked (`retry-after`). */
   limits_unavailable: { status: 503, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'upstream_error' },

@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { NormalisedConfig } from '@aigw/config-schema';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
 import type { Logger } from '@aigw/runtime';
+import { gatewayErrorWithHeaders } from '../errors.js';
 import { parseInlineConfig } from '../request/config-header.js';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import type { Snapshot, SnapshotSource } from '../snapshot/index.js';
@@ -148,8 +149,20 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
   };
 
   return {
-    current: () => deps.snapshots.current(),
+    current: () => {
+      // Until the first snapshot arrives every key would read as unknown: a 401 that SDKs never retry.
+      if (deps.snapshots.loaded === false) throw notLoaded();
+      return deps.snapshots.current();
+    },
     identify: authenticate,
     resolve,
   };
+}
+
+function notLoaded(): Error {
+  return gatewayErrorWithHeaders(
+    'snapshot_not_loaded',
+    'the gateway is starting and has not loaded its keys and providers yet: retry shortly',
+    { 'retry-after': '1' },
+  );
 }

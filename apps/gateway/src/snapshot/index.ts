@@ -22,4 +22,8 @@ export { SnapshotStore } from './snapshot-store.js';
 export { SnapshotSync, type SnapshotSyncOptions } from './snapshot-sync.js';
 
 /** What the request path needs from the snapshot store: the snapshot to read right now. */
-export type SnapshotSource = { current(): Snapshot };
+export interface SnapshotSource {
+  current(): Snapshot;
+  /** False until a first snapshot is installed (absent: a fixed snapshot, always loaded). */
+  readonly loaded?: boolean;
+}

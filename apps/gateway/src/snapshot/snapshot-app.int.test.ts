@@ -99,6 +99,20 @@ describe('gateway app with a control plane', () => {
       expect(status).toBe(503);
       expect(body.checks.snapshot).toEqual({ ok: false, error: 'no snapshot loaded yet' });
       expect(empty.app.snapshots?.loaded).toBe(false);
+      // A key cannot be checked yet: 503 with retry-after (SDKs retry it), never a 401 (they do not).
+      const call = await fetch(`${empty.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': 'aigw_any',
+          'x-service-provider': 'openai',
+        },
+        body: '{}',
+      });
+      expect(call.status).toBe(503);
+      expect(call.headers.get('retry-after')).toBe('1');
+      expect(call.headers.get('x-service-gateway-error')).toBe('true');
+      expect(((await call.json()) as { error: { code: string } }).error.code).toBe('snapshot_not_loaded');
     } finally {
       await empty.app.stop();
     }
