@@ -18,6 +18,7 @@ import { limitsMetrics } from './metrics.js';
 import { createModelKeyed } from './model-keyed.js';
 import { type BudgetItem, instantiate, type Plan } from './plan.js';
 import { createPlanCache } from './plan-cache.js';
+import { RateDebt } from './rate-debt.js';
 import { createRedisStore } from './redis-store.js';
 import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore, SettleInput } from './store.js';
 import type { LimitSubject } from './subject.js';
@@ -179,6 +180,28 @@ export function createLimits(deps: LimitsDeps): Limits {
   }
 
   const readsModel = createModelKeyed();
+  const debt = new RateDebt();
+  let repaying: Promise<void> | undefined;
+  /**
+   * Charges Redis with what the local limiter admitted while it was away (rate-debt.ts), before the
+   * first decision made on Redis again; decisions arriving meanwhile wait for it.
+   */
+  function repay(store: CounterStore): Promise<void> {
+    if (repaying) return repaying;
+    const owed = debt.take(Date.now());
+    if (!owed) return Promise.resolve();
+    repaying = store
+      .settle(owed)
+      .then(
+        () => metrics.repaid(owed.tokens.reduce((n, t) => n + t.amount, 0)),
+        (err) =>
+          log.warn({ err: err instanceof Error ? err.message : String(err) }, 'limits: charge-back failed'),
+      )
+      .finally(() => {
+        repaying = undefined;
+      });
+    return repaying;
+  }
   return {
     readsModel,
     async admit(snapshot, subject, estimate, continuation = false) {
@@ -200,6 +223,7 @@ export function createLimits(deps: LimitsDeps): Limits {
       let onRedis = false;
       if (remote && redisUsable()) {
         try {
+          if (debt.size > 0 || repaying) await repay(remote);
           out = await remote.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS));
           onRedis = true;
           observe(plan, out);
@@ -220,6 +244,9 @@ export function createLimits(deps: LimitsDeps): Limits {
           if (plan.rates.length === 0 && plan.budgets.length === 0) return { ...NOTHING, degraded: true };
         }
         out = await local.admit(admitInput(plan, reservationId, config.LIMITS_RESERVATION_TTL_MS));
+        if (degraded && out.admitted) {
+          for (const r of plan.rates) if (r.type === 'requests') debt.add(r.key, r.windowMs, out.nowMs);
+        }
       }
       plan.budgets.forEach((b, j) => {
         if (out.budgets[j]?.exhaustedAlert)

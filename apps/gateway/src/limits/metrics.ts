@@ -27,6 +27,11 @@ export function limitsMetrics(registry: Registry) {
     labelNames: ['kind'] as const,
     registers: [registry],
   });
+  const repaid = new Counter({
+    name: 'gateway_limits_charged_back_total',
+    help: 'Requests admitted locally during a Redis outage and charged to Redis once it answered again',
+    registers: [registry],
+  });
   // Children resolved once: label lookup is prom-client's costly part on the hot path.
   const decisionChildren = new Map<string, { inc(): void }>();
   return {
@@ -41,6 +46,9 @@ export function limitsMetrics(registry: Registry) {
     },
     degraded(operation: 'admit' | 'settle') {
       degraded.inc({ operation });
+    },
+    repaid(requests: number) {
+      repaid.inc(requests);
     },
     alert(kind: 'threshold' | 'exhausted') {
       alerts.inc({ kind });

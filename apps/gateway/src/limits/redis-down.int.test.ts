@@ -1,7 +1,11 @@
 // Redis outages (ARCHITECTURE part 4): request limits fall back to an in-process limiter seeded with
 // the last counts, budgets keep their last known state, every degraded decision is counted, and no
 // decision waits for Redis longer than LIMITS_REDIS_TIMEOUT_MS.
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RateLimitUnit } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { freePort, startLocalRedis } from '@aigw/testkit/services';
 import { Redis } from 'ioredis';
@@ -133,6 +137,41 @@ describe('Redis down', () => {
       await expect(limits.admit(raised, budget, {})).resolves.toMatchObject({ degraded: true });
     } finally {
       await server.stop();
+    }
+  });
+
+  test('requests admitted locally during an outage are charged to Redis when it returns: the window is not admitted twice', {
+    timeout: 30_000,
+  }, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'aigw-redis-outage-'));
+    let server = await startLocalRedis({ dataDir });
+    const port = Number(new URL(server.url).port);
+    try {
+      const client = gatewayClient(server.url, { retryStrategy: () => 50 });
+      await ready(client);
+      const { limits, registry } = makeLimits(client, { config: { LIMITS_REDIS_RETRY_MS: 0 } });
+      // A daily window: the outage cannot straddle two windows.
+      const snapshot = snapshotOf(ratePolicy({ value: 5, unit: RateLimitUnit.RPD }));
+      const who = subject({ apiKeyId: 'key-outage' });
+      expect((await limits.admit(snapshot, who, {})).degraded).toBe(false);
+      expect((await limits.admit(snapshot, who, {})).degraded).toBe(false);
+
+      await server.stop();
+      // The local limiter knows the window's count (2): it admits 3 more, degraded, then refuses.
+      const during = await admitMany(() => limits.admit(snapshot, who, {}), 4);
+      expect(admittedOf(during)).toHaveLength(3);
+      expect(admittedOf(during).every((a) => a.degraded)).toBe(true);
+
+      server = await startLocalRedis({ dataDir, port });
+      await ready(client);
+      // Redis alone would say 2 and admit 3 more; the 3 local admissions are charged first.
+      await expect(limits.admit(snapshot, who, {})).rejects.toMatchObject({ status: 429 });
+      expect(await metricValue(registry, 'gateway_limits_charged_back_total', {})).toBe(3);
+      const [key] = await client.keys('*');
+      expect(Number(await client.hget(key as string, 'n'))).toBe(5);
+    } finally {
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 
