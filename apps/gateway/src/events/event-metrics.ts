@@ -12,6 +12,7 @@ export const EVENT_METRIC_NAMES = {
   replayed: 'gateway_request_events_replayed_total',
   dropped: 'gateway_request_events_dropped_total',
   damagedSegments: 'gateway_request_events_spool_damaged_segments_total',
+  unjournaled: 'gateway_request_events_unjournaled_total',
   spoolBytes: 'gateway_request_events_spool_bytes',
   inFlight: 'gateway_request_events_in_flight',
 } as const;
@@ -31,6 +32,8 @@ export interface EventStats {
   readonly inFlight: number;
   /** Spool segments that ended in a torn or corrupt record (the rest of such a segment is skipped). */
   readonly damagedSegments: number;
+  /** Events whose journal write failed: published all the same, but a crash before their ack loses them. */
+  readonly unjournaled: number;
 }
 
 interface PromCounters {
@@ -39,6 +42,7 @@ interface PromCounters {
   readonly replayed: Counter;
   readonly dropped: Record<DropReason, ReturnType<Counter<'reason'>['labels']>>;
   readonly damagedSegments: Counter;
+  readonly unjournaled: Counter;
 }
 
 export class EventCounters {
@@ -47,6 +51,7 @@ export class EventCounters {
   replayed = 0;
   dropped = 0;
   damagedSegments = 0;
+  unjournaled = 0;
   private readonly prom: PromCounters | undefined;
 
   constructor(registry: Registry | undefined, gauges: { spoolBytes(): number; inFlight(): number }) {
@@ -71,6 +76,11 @@ export class EventCounters {
   countDropped(reason: DropReason, records = 1): void {
     this.dropped += records;
     this.prom?.dropped[reason].inc(records);
+  }
+
+  countUnjournaled(events: number): void {
+    this.unjournaled += events;
+    this.prom?.unjournaled.inc(events);
   }
 
   countDamagedSegment(): void {
@@ -123,6 +133,10 @@ function createPromCounters(
     damagedSegments: counter(
       EVENT_METRIC_NAMES.damagedSegments,
       'Spool segments that ended in a torn or corrupt record (the rest was skipped)',
+    ),
+    unjournaled: counter(
+      EVENT_METRIC_NAMES.unjournaled,
+      'Request events whose journal write failed (a crash before their ack would lose them)',
     ),
   };
 }

@@ -1,16 +1,19 @@
 // Publishes request events to JetStream off the response path, batched (RequestEventBatch: the
 // events ready at the same moment, Nats-Msg-Id = `<first id>+<count>`), spooling whole batches to a
 // bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
+// Events are written to the journal (journal.ts) in the turn their requests completed, before they
+// linger for a batch: a process killed meanwhile leaves them for the next start to replay.
 
 import type { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { Registry } from 'prom-client';
-import { batchMsgId, frameBatch, MAX_BATCH_EVENTS } from './batch.js';
+import { batchEventCount, batchMsgId, frameBatch, MAX_BATCH_BYTES, MAX_BATCH_EVENTS } from './batch.js';
 import { encodeBatches, type LazyRequestEvent } from './batch-encoder.js';
 import { errorMessage } from './error-message.js';
 import { eventEncoder } from './event-encoder.js';
 import { type DropReason, EventCounters, type EventStats } from './event-metrics.js';
+import { Journal, type JournalEntry } from './journal.js';
 import { NatsLink } from './nats-link.js';
 import { RateLimitedLog } from './rate-limited-log.js';
 import { Replayer } from './replayer.js';
@@ -67,6 +70,16 @@ interface InFlight {
   abandoned: boolean;
   /** Set once the publish has started. */
   done?: Promise<void>;
+  /** The journal files its events were written to, and how many events each. */
+  readonly journaled: readonly { readonly entry: JournalEntry; readonly count: number }[];
+}
+
+/** Events encoded and journaled in one turn, waiting to share a JetStream batch. */
+interface Chunk {
+  readonly firstId: string;
+  readonly bytes: Uint8Array;
+  readonly count: number;
+  readonly entry: JournalEntry;
 }
 
 const LOG_INTERVAL_MS = 10_000;
@@ -78,8 +91,12 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   const timeoutMs = options.publishTimeoutMs ?? 5_000;
   /** Batches awaiting a PubAck. */
   const inFlight = new Set<InFlight>();
-  /** Events handed off by publish(), not yet built, encoded and batched. */
+  /** Events handed off by publish(), not yet built, encoded and journaled (this turn's). */
   let handOff: (RequestEvent | LazyRequestEvent)[] = [];
+  let journalScheduled = false;
+  /** Journaled chunks lingering for a batch, and their events. */
+  let chunks: Chunk[] = [];
+  let chunkEvents = 0;
   /** Events handed off or awaiting an ack: the memory bound. */
   let inFlightEvents = 0;
   /** Pending pump run: events linger up to `lingerMs` so that a batch carries many of them. */
@@ -101,6 +118,27 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     log,
     onWritten: (records) => counters.countSpooled(records),
     onWriteFailed: (records) => drop('spool_write_error', records),
+  });
+  // What a previous process journaled and never settled goes to the spool, then its files go.
+  const leftovers = Journal.leftovers(options.spoolDir);
+  for (const record of leftovers.records)
+    spool.append(record.msgId, record.payload, batchEventCount(record.msgId));
+  if (leftovers.records.length > 0 || leftovers.damaged > 0) {
+    log.warn(
+      { batches: leftovers.records.length, damagedFiles: leftovers.damaged },
+      'request events journaled by a previous process handed to the spool',
+    );
+  }
+  void spool.idle().then(
+    () => leftovers.remove(),
+    () => undefined,
+  );
+  const journal = new Journal({
+    dir: options.spoolDir,
+    onWriteFailed: (err, events) => {
+      counters.countUnjournaled(events);
+      failLog.note('journal', errorMessage(err));
+    },
   });
   const dropLog = new RateLimitedLog(log, 'request events dropped', LOG_INTERVAL_MS, () => ({
     spoolBytes: spool.bytes,
@@ -154,9 +192,25 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     if (!link?.js || inFlightEvents >= maxInFlight) return false;
     inFlightEvents += 1;
     handOff.push(event);
-    if (handOff.length >= MAX_BATCH_EVENTS) pump();
-    else pumpTimer ??= setTimeout(pump, lingerMs);
+    if (!journalScheduled) {
+      journalScheduled = true;
+      setImmediate(journalize);
+    }
     return true;
+  }
+
+  /** This turn's events: built, encoded (a batch in one pass) and written to the journal. */
+  function journalize(): void {
+    journalScheduled = false;
+    const pending = handOff;
+    handOff = [];
+    for (const batch of encodeBatches(encoder, pending, notEncoded)) {
+      const entry = journal.write(batch.id, batch.bytes, batch.count);
+      chunks.push({ firstId: firstIdOf(batch.id), bytes: batch.bytes, count: batch.count, entry });
+      chunkEvents += batch.count;
+    }
+    if (chunkEvents >= MAX_BATCH_EVENTS) pump();
+    else if (chunkEvents > 0) pumpTimer ??= setTimeout(pump, lingerMs);
   }
 
   // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
@@ -164,13 +218,41 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   // inside the caller's publish(). So does the protobuf encoding: a whole batch in one pass into
   // one buffer. Lingering costs nothing on the response path: events are published after their
   // response is complete.
+  // Journaled chunks are joined into batches: RequestEventBatch frames concatenate into one
+  // (repeated `events` append, `schema_version` is the same), so nothing is encoded twice.
   function pump(): void {
     clearTimeout(pumpTimer);
     pumpTimer = undefined;
-    const pending = handOff;
-    handOff = [];
-    for (const batch of encodeBatches(encoder, pending, notEncoded))
-      sendBatch({ ...batch, abandoned: false });
+    if (handOff.length > 0) journalize();
+    const pending = chunks;
+    chunks = [];
+    chunkEvents = 0;
+    for (let start = 0; start < pending.length; ) {
+      let end = start;
+      let bytes = 0;
+      let count = 0;
+      while (end < pending.length) {
+        const chunk = pending[end] as Chunk;
+        if (
+          end > start &&
+          (count + chunk.count > MAX_BATCH_EVENTS || bytes + chunk.bytes.length > MAX_BATCH_BYTES)
+        )
+          break;
+        bytes += chunk.bytes.length;
+        count += chunk.count;
+        end++;
+      }
+      const group = pending.slice(start, end);
+      start = end;
+      const first = group[0] as Chunk;
+      sendBatch({
+        id: batchMsgId(first.firstId, count),
+        bytes: group.length === 1 ? first.bytes : Buffer.concat(group.map((c) => c.bytes)),
+        count,
+        abandoned: false,
+        journaled: group.map((c) => ({ entry: c.entry, count: c.count })),
+      });
+    }
   }
 
   function notEncoded(err: unknown): void {
@@ -184,6 +266,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     const settled = () => {
       inFlight.delete(entry);
       inFlightEvents -= entry.count;
+      // Acked or in the spool: the journal may forget it.
+      for (const part of entry.journaled) journal.settle(part.entry, part.count);
     };
     const js = link?.js;
     if (!js) {
@@ -208,11 +292,11 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
 
   async function settle(): Promise<void> {
     for (;;) {
-      if (handOff.length > 0) pump();
+      if (handOff.length > 0 || chunks.length > 0) pump();
       else if (inFlight.size > 0) await Promise.allSettled([...inFlight].map((entry) => entry.done));
       else {
         await spool.idle();
-        if (handOff.length === 0 && inFlight.size === 0) return;
+        if (handOff.length === 0 && chunks.length === 0 && inFlight.size === 0) return;
       }
     }
   }
@@ -261,6 +345,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         }
         await within(replayStopped ?? Promise.resolve(), deadline - performance.now());
         await spool.close();
+        journal.close();
         state = 'closed';
         dropLog.flush();
         failLog.flush();
@@ -281,8 +366,15 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
       spoolBytes: spool.bytes,
       inFlight: inFlightEvents,
       damagedSegments: counters.damagedSegments,
+      unjournaled: counters.unjournaled,
     };
   }
+}
+
+/** The first event's id of a batch id `<first id>+<count>`. */
+function firstIdOf(batchId: string): string {
+  const plus = batchId.lastIndexOf('+');
+  return plus < 0 ? batchId : batchId.slice(0, plus);
 }
 
 function clamp(value: number, min: number, max: number): number {

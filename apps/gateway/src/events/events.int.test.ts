@@ -1,10 +1,13 @@
 // The request-event publisher against real nats-server processes: the shared test server for the
 // happy paths, and dedicated servers that are stopped (and restarted) for the outage paths.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { RequestEvent, RequestEventBatch } from '@aigw/proto';
 import { connectNats, createLogger, type Logger } from '@aigw/runtime';
 import { test } from '@aigw/testkit';
@@ -63,6 +66,10 @@ async function spoolFiles(dir: string): Promise<{ names: string[]; bytes: number
   const names = (await readdir(dir)).filter((name) => name.endsWith('.spool')).sort();
   const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size));
   return { names, bytes: sizes.reduce((sum, size) => sum + size, 0) };
+}
+
+async function jsmMessages(jsm: JetStreamManager, stream: string): Promise<number> {
+  return (await jsm.streams.info(stream)).state.messages;
 }
 
 async function addStream(jsm: JetStreamManager, name: string, subject: string): Promise<void> {
@@ -272,6 +279,49 @@ describe('request event publisher', () => {
     expect(stored.map(({ event }) => event.id).sort()).toEqual(sent.map((event) => event.id).sort());
     expect((await spoolFiles(spoolDir)).names).toEqual([]);
     await after.close(5_000);
+  });
+
+  test('a process killed with SIGKILL before its batch went out loses none of its published events', async ({
+    nats,
+  }) => {
+    const stream = nats.stream('KILLED');
+    const subject = nats.subject('killed');
+    await addStream(nats.jsm, stream, subject);
+    const spoolDir = await dir();
+    const prefix = randomUUID();
+    const child = spawn(
+      join(process.cwd(), 'node_modules/.bin/tsx'),
+      [
+        '--conditions=@aigw/source',
+        fileURLToPath(new URL('./publisher-child.test-support.ts', import.meta.url)),
+      ],
+      {
+        env: {
+          ...process.env,
+          NATS_URL: nats.url,
+          SUBJECT: subject,
+          SPOOL_DIR: spoolDir,
+          COUNT: '300',
+          PREFIX: prefix,
+        },
+      },
+    );
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    expect(line.toString()).toBe('journaled\n');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    // Nothing was published: the events wait in the journal, and only there.
+    expect(await jsmMessages(nats.jsm, stream)).toBe(0);
+    expect((await readdir(spoolDir)).some((name) => name.startsWith('journal-'))).toBe(true);
+
+    const after = createEventPublisher(publisherOptions({ nc: nats.nc, subject, spoolDir }));
+    await vi.waitFor(() => expect(after.stats()).toMatchObject({ replayed: 300, spoolBytes: 0 }), {
+      timeout: 10_000,
+    });
+    const ids = (await storedEvents(nats.js, nats.jsm, stream)).map(({ event }) => event.id).sort();
+    expect(ids).toEqual(Array.from({ length: 300 }, (_, n) => `${prefix}-${n}`).sort());
+    await after.close(5_000);
+    expect((await readdir(spoolDir)).filter((name) => name.startsWith('journal-'))).toEqual([]);
   });
 
   test('replays the intact records of a segment with a torn tail and skips the tail', async ({ nats }) => {
