@@ -289,9 +289,13 @@ describe('request event publisher', () => {
     await addStream(nats.jsm, stream, subject);
     const spoolDir = await dir();
     const prefix = randomUUID();
+    // node itself with tsx as a loader (its CLI would put a second process in between), so that the
+    // SIGKILL reaches the process holding the events.
     const child = spawn(
-      join(process.cwd(), 'node_modules/.bin/tsx'),
+      process.execPath,
       [
+        '--import',
+        'tsx',
         '--conditions=@aigw/source',
         fileURLToPath(new URL('./publisher-child.test-support.ts', import.meta.url)),
       ],
@@ -309,7 +313,8 @@ describe('request event publisher', () => {
     const [line] = (await once(child.stdout, 'data')) as [Buffer];
     expect(line.toString()).toBe('journaled\n');
     child.kill('SIGKILL');
-    await once(child, 'exit');
+    const [, signal] = (await once(child, 'exit')) as [number | null, string | null];
+    expect(signal).toBe('SIGKILL');
     // Nothing was published: the events wait in the journal, and only there.
     expect(await jsmMessages(nats.jsm, stream)).toBe(0);
     expect((await readdir(spoolDir)).some((name) => name.startsWith('journal-'))).toBe(true);
