@@ -1,0 +1,90 @@
+// Streams whose client did not ask for usage (the OpenAI SDK's default) are charged with the
+// provider's own token counts: a token budget stops them at its limit, and their request events
+// carry those counts and a cost, on real Redis.
+import { randomUUID } from 'node:crypto';
+import { UsageLimitType } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { afterEach, describe, expect } from 'vitest';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
+import { gpt4oPrice, makeLimits, usagePolicy } from '../limits/limits.test-support.js';
+
+let gw: ControlPlaneGateway | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+describe('stream usage the client did not ask for', () => {
+  test('ten streamed calls against a small token budget stop at the budget, each event with real tokens and a cost', async ({
+    redis,
+  }) => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const int = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    const { limits } = makeLimits(redis.client);
+    gw = await startControlPlaneGateway([], {}, {}, limits);
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws),
+      integration(int, org, {
+        credentials: { api_key: 'sk-managed' },
+        options: { custom_host: `${gw.mock.url}/v1` },
+      }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      gpt4oPrice(),
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 30,
+          conditions: [{ key: 'workspace_id', value: ws }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const current = gw;
+    const call = (n: number) =>
+      fetch(`${current.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key,
+          'x-service-provider': '@openai-prod',
+          'x-service-trace-id': `stream-${n}`,
+        },
+        body: JSON.stringify({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'three little words' }],
+          stream: true,
+        }),
+      });
+    const statuses: number[] = [];
+    let charged = 0;
+    for (let n = 0; n < 10; n++) {
+      const res = await call(n);
+      const text = await res.text();
+      statuses.push(res.status);
+      if (res.status !== 200) continue;
+      // The client sees no usage: it did not ask for it.
+      expect(text).not.toContain('usage');
+      const event = await current.eventFor(`stream-${n}`);
+      expect(event.tokens).toMatchObject({ inputTokens: 3, outputTokens: 3, estimated: false });
+      expect(event.cost?.amountMicros).toBeGreaterThan(0);
+      charged += event.tokens?.totalTokens ?? 0;
+    }
+    // 6 tokens a call against 30: five calls use it up, the rest are refused with 412.
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.slice(5).every((s) => s === 412)).toBe(true);
+    expect(charged).toBe(30);
+  });
+});
