@@ -62,7 +62,51 @@ function toAppError(err: unknown): AppError {
       },
     );
   }
+  if (isUnavailable(err)) {
+    return new AppError(503, 'server_error', 'a service this API depends on is unavailable: retry shortly', {
+      code: 'service_unavailable',
+      cause: err,
+      headers: { 'retry-after': String(RETRY_AFTER_S) },
+    });
+  }
   return new AppError(500, 'server_error', 'internal server error', { code: 'internal_error', cause: err });
+}
+
+const RETRY_AFTER_S = 5;
+
+/**
+ * Codes of a database (or other backing service) that cannot be reached or is going away: socket
+ * errors, and Postgres SQLSTATE class 08 (connection exception) and 57P01-57P03 (shutdown, cannot
+ * connect now). Those are not the request's fault and pass: 503 tells clients and load balancers to
+ * retry, where a 500 says the request broke something.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+/** node-postgres says these in words only (no code). */
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+
+function isUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 3) return false;
+  const { code, message, cause } = err as { code?: unknown; message?: unknown; cause?: unknown };
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => isUnavailable(e, depth + 1))) return true;
+  return isUnavailable(cause, depth + 1);
 }
 
 interface HttpishError {

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, type ErrorBody } from './errors.js';
 import type { ReadinessReport } from './health.js';
@@ -22,6 +23,13 @@ async function start(checks: Record<string, () => Promise<void>>, draining = () 
       router.get('/v1/boom', () => {
         throw new Error('secret internals');
       });
+      // A backing service that is down: a real refused connection (nothing listens on port 9).
+      router.get('/v1/db-down', async () => {
+        await new Promise((_resolve, reject) => {
+          const socket = connect(9, '127.0.0.1');
+          socket.on('error', reject);
+        });
+      });
       router.get('/v1/teapot', () => {
         throw new AppError(418, 'teapot_error', 'short and stout', { code: 'AB99', param: 'spout' });
       });
@@ -32,6 +40,16 @@ async function start(checks: Record<string, () => Promise<void>>, draining = () 
 }
 
 describe('createHttpApp', () => {
+  it('answers 503 with retry-after, not 500, when a backing service cannot be reached', async () => {
+    const base = await start({});
+    const res = await fetch(`${base}/v1/db-down`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error).toMatchObject({ type: 'server_error', code: 'service_unavailable' });
+    expect(body.error.message).not.toContain('ECONNREFUSED');
+  });
+
   it('answers /healthz, and /readyz only when every check passes', async () => {
     let dbUp = true;
     const base = await start({
