@@ -133,8 +133,22 @@ export function writeError(
   error: AppError,
   extra?: Readonly<Record<string, string>>,
 ): void {
-  res.writeHead(error.status, { ...error.headers, ...extra, 'content-type': JSON_TYPE });
-  res.end(JSON.stringify(error.toBody()));
+  const answer = errorAnswer(error);
+  res.writeHead(answer.status, { ...answer.headers, ...extra });
+  res.end(answer.body);
+}
+
+/** The status, headers and body of an error's answer, for writers that send it themselves. */
+export function errorAnswer(error: AppError): {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+} {
+  return {
+    status: error.status,
+    headers: { ...error.headers, 'content-type': JSON_TYPE },
+    body: Buffer.from(JSON.stringify(error.toBody()), 'utf8'),
+  };
 }
 
 /** The same answer as a raw HTTP/1.1 response on a socket whose upgrade is refused. */
@@ -143,12 +157,13 @@ export function writeErrorToSocket(
   error: AppError,
   extra?: Readonly<Record<string, string>>,
 ): void {
-  const body = JSON.stringify(error.toBody());
-  let head = `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n`;
-  const headers: Record<string, string> = { ...error.headers, ...extra };
+  const answer = errorAnswer(error);
+  let head = `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}\r\n`;
+  const headers: Record<string, string> = { ...answer.headers, ...extra };
   for (const name in headers) head += `${name}: ${headers[name]}\r\n`;
-  head += `content-type: ${JSON_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n`;
-  socket.end(head + body);
+  head += `content-length: ${answer.body.length}\r\nconnection: close\r\n\r\n`;
+  socket.write(head);
+  socket.end(answer.body);
 }
 
 /** Any failure as the gateway error a client gets (an unexpected one is a 400 that hides its cause). */

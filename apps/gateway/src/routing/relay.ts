@@ -2,6 +2,7 @@
 // unchanged, event streams flushed at once), a body the gateway holds, or a gateway error.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { AppError } from '@aigw/runtime';
+import { errorAnswer } from '../errors.js';
 import type { ChunkSink } from '../upstream/capture.js';
 import { responseHeaders } from '../upstream/headers.js';
 import type { UpstreamExchange } from './upstream-call.js';
@@ -111,7 +112,6 @@ export function sendError(
   extraHeaders: Readonly<Record<string, string>>,
   sinks: readonly ChunkSink[] = [],
 ): Promise<RelayResult> {
-  const body = Buffer.from(JSON.stringify(error.toBody()));
-  const headers = { ...error.headers, 'content-type': 'application/json; charset=utf-8' };
-  return sendBody(res, error.status, headers, body, extraHeaders, sinks);
+  const answer = errorAnswer(error);
+  return sendBody(res, answer.status, answer.headers, answer.body, extraHeaders, sinks);
 }

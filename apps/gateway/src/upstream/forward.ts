@@ -3,7 +3,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { AppError } from '@aigw/runtime';
-import { gatewayError } from '../errors.js';
+import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
 import { responseHeaderList } from './headers.js';
 import { openUpstream } from './upstream-request.js';
@@ -79,13 +79,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         return;
       }
       result.status = error.status;
-      for (const name in fr.extraResponseHeaders) res.setHeader(name, fr.extraResponseHeaders[name]!);
-      res.writeHead(error.status, {
-        ...error.headers,
-        ...fr.extraResponseHeaders,
-        'content-type': 'application/json',
-      });
-      res.end(JSON.stringify(error.toBody()));
+      writeError(res, error, fr.extraResponseHeaders);
     };
 
     if (fr.timeoutMs !== undefined) {
