@@ -1,6 +1,7 @@
 import { EntityKind, snapshotChecksum } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
+import { SNAPSHOT_TOKEN } from '../test/harness.js';
 import { readSnapshot } from '../test/snapshot-client.js';
 import { type ControlPlaneApp, createApp } from './app.js';
 import { loadControlPlaneConfig } from './config.js';
@@ -17,6 +18,7 @@ function controlPlane(env: Record<string, string>): ControlPlaneApp {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
       BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
+      SNAPSHOT_SERVICE_TOKEN: SNAPSHOT_TOKEN,
       ...env,
     }),
   );

@@ -112,14 +112,22 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       expiry.start();
       closer.add('api key expiry', () => expiry.stop());
 
+      // The settings guarantee a token unless SNAPSHOT_SERVICE_AUTH turned the check off in words.
+      const snapshotToken = config.SNAPSHOT_SERVICE_TOKEN ?? null;
+      if (snapshotToken === null) {
+        log.warn(
+          { host: config.GRPC_HOST, port: config.GRPC_PORT },
+          'SNAPSHOT_SERVICE_AUTH is disabled: anyone who reaches the SnapshotService reads every key hash and sealed credential',
+        );
+      }
       const services: GrpcService[] = [
         snapshotService({
           repository: new SnapshotRepository(database.db, snapshotReaders),
           log,
-          ...(config.SNAPSHOT_SERVICE_TOKEN ? { token: config.SNAPSHOT_SERVICE_TOKEN } : {}),
+          token: snapshotToken,
         }),
       ];
-      const grpc = await startGrpcServer(services, config.GRPC_PORT, config.HOST);
+      const grpc = await startGrpcServer(services, config.GRPC_PORT, config.GRPC_HOST);
       closer.add('grpc', () => grpc.close(config.SHUTDOWN_TIMEOUT_MS));
 
       const logsService = config.LOGGER_GRPC_URL
@@ -179,7 +187,10 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       const http = await listen(app, config.PORT, config.HOST);
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       ports = { http: http.port, grpc: grpc.port };
-      log.info({ port: http.port, grpcPort: grpc.port, host: config.HOST }, 'control plane listening');
+      log.info(
+        { port: http.port, host: config.HOST, grpcPort: grpc.port, grpcHost: config.GRPC_HOST },
+        'control plane listening',
+      );
     },
     async stop() {
       await closer.closeAll();

@@ -1,6 +1,16 @@
 // Control-plane settings: the only place that reads process.env. Parsed once, frozen, passed in.
 import { checkJwtSettings, jwtSettingsShape } from '@aigw/jwt-auth';
-import { baseSettings, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
+import {
+  baseSettings,
+  featureFlag,
+  grpcHost,
+  loadConfig,
+  port,
+  requireServiceToken,
+  serviceAuth,
+  serviceToken,
+  serviceUrl,
+} from '@aigw/runtime';
 import { z } from 'zod';
 
 const settingsObject = z.object({
@@ -8,6 +18,8 @@ const settingsObject = z.object({
   PORT: port(8788),
   /** SnapshotService for gateways. */
   GRPC_PORT: port(50051),
+  /** Bind address of the SnapshotService: loopback unless set (gateways on other hosts need `0.0.0.0`). */
+  GRPC_HOST: grpcHost,
   DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   NATS_URL: serviceUrl(['nats:', 'tls:']),
@@ -38,8 +50,10 @@ const settingsObject = z.object({
   /** Token authentication (spec 5.4): JWTs are accepted only when a JWKS URL is set. */
   ...jwtSettingsShape,
 
-  /** Shared token gateways present on SnapshotService calls (`authorization: Bearer <token>`). */
-  SNAPSHOT_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Shared token gateways present on SnapshotService calls (`authorization: Bearer <token>`): required. */
+  SNAPSHOT_SERVICE_TOKEN: serviceToken,
+  /** `disabled-i-understand-the-risk`: the SnapshotService answers anyone who reaches it (no token). */
+  SNAPSHOT_SERVICE_AUTH: serviceAuth,
   /** How often the background worker marks keys past `expires_at` as expired. */
   API_KEY_EXPIRY_SWEEP_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
   /** How often the outbox relay polls when no NOTIFY woke it. */
@@ -50,15 +64,28 @@ const settingsObject = z.object({
     .string()
     .regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port')
     .optional(),
-  /** Sent as `authorization: Bearer <token>` to LogsService (the logger's LOGS_SERVICE_TOKEN). */
-  LOGGER_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Sent as `authorization: Bearer <token>` to LogsService (the logger's LOGS_SERVICE_TOKEN): required with LOGGER_GRPC_URL. */
+  LOGGER_SERVICE_TOKEN: serviceToken,
   /** Deadline of one LogsService call. */
   LOGGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   /** Deadline of the usage read that fills `current_usage` in admin reads (which never fail on it). */
   LOGGER_USAGE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
 });
 
-export const settingsSchema = settingsObject.superRefine(checkJwtSettings);
+export const settingsSchema = settingsObject.superRefine(checkJwtSettings).check(
+  // The snapshot holds every key hash and every sealed credential of every organisation.
+  requireServiceToken({
+    token: 'SNAPSHOT_SERVICE_TOKEN',
+    off: 'SNAPSHOT_SERVICE_AUTH',
+    why: 'gateways present it to read the snapshot (every key hash and sealed credential); give them the same value',
+  }),
+  // The logger always checks its token (LogsService trusts the caller identity the control plane sends).
+  requireServiceToken({
+    token: 'LOGGER_SERVICE_TOKEN',
+    neededWith: 'LOGGER_GRPC_URL',
+    why: "the logger's LOGS_SERVICE_TOKEN, which its LogsService always requires",
+  }),
+);
 
 export type ControlPlaneConfig = z.output<typeof settingsSchema>;
 

@@ -7,6 +7,8 @@ import { loadControlPlaneConfig } from '../src/config.js';
 export const ADMIN_KEY = `aigw_test_admin_${'k'.repeat(32)}`;
 /** The test master key (32 bytes, base64) sealing provider credentials. */
 export const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+/** The SnapshotService token of test control planes (SNAPSHOT_SERVICE_TOKEN); readSnapshot sends it. */
+export const SNAPSHOT_TOKEN = `snapshot_test_token_${'s'.repeat(32)}`;
 
 export interface ApiResponse<T = any> {
   readonly status: number;
@@ -49,6 +51,7 @@ export function startControlPlane(
       NATS_NAMESPACE: namespace,
       BOOTSTRAP_ADMIN_KEY: ADMIN_KEY,
       MASTER_KEY,
+      SNAPSHOT_SERVICE_TOKEN: SNAPSHOT_TOKEN,
       OUTBOX_POLL_MS: '50',
       ...env,
     }),

@@ -1,13 +1,19 @@
 // Reads a SnapshotService stream the way a gateway does, for tests.
 import { type Entity, type SnapshotChunk, SnapshotServiceClient } from '@aigw/proto';
 import { credentials, Metadata } from '@grpc/grpc-js';
+import { SNAPSHOT_TOKEN } from './harness.js';
 
-export function readSnapshot(port: number, knownRevision = 0, token?: string): Promise<SnapshotChunk[]> {
+/** Sends the test control plane's token unless told another one, or none (null). */
+export function readSnapshot(
+  port: number,
+  knownRevision = 0,
+  token: string | null = SNAPSHOT_TOKEN,
+): Promise<SnapshotChunk[]> {
   const client = new SnapshotServiceClient(`127.0.0.1:${port}`, credentials.createInsecure());
   return new Promise((resolve, reject) => {
     const chunks: SnapshotChunk[] = [];
     const metadata = new Metadata();
-    if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+    if (token !== null) metadata.set('authorization', `Bearer ${token}`);
     const stream = client.streamSnapshot(
       { kinds: [], knownRevision, maxBatchSize: 0, clientId: 'test' },
       metadata,

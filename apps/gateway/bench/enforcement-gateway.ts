@@ -2,7 +2,7 @@
 // requests rate-limit policy, one cost usage limit, events to NATS) over a local redis-server. There is
 // no control plane: the snapshot is written as a last-known-good file and CONTROL_PLANE_GRPC_URL points
 // at a closed port, so the gateway cold-starts from the file as it would during a control-plane outage.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +107,8 @@ export async function startEnforcementGateway(options: {
       NATS_URL: options.natsUrl,
       REDIS_URL: redis.url,
       CONTROL_PLANE_GRPC_URL: `127.0.0.1:${closedPort}`,
+      // Nothing listens there (the snapshot comes from the last-known-good file), but the setting is required.
+      SNAPSHOT_SERVICE_TOKEN: randomBytes(32).toString('base64'),
       SNAPSHOT_GRPC_DEADLINE_MS: '1000',
       SNAPSHOT_LKG_PATH: lkgPath,
       MASTER_KEY: TEST_MASTER_KEY,

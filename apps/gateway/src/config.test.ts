@@ -42,6 +42,8 @@ describe('gateway settings', () => {
         'MASTER_KEY',
         'PORT',
         'REDIS_URL',
+        // A control plane is named, so its token is required too.
+        'SNAPSHOT_SERVICE_TOKEN',
       ]);
     }
   });

@@ -1,7 +1,17 @@
 // Gateway settings: the only place that reads process.env. Parsed once, frozen, passed in.
 import { checkJwtSettings, jwtSettingsShape } from '@aigw/jwt-auth';
 import { REQUESTS_SUBJECT } from '@aigw/proto';
-import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
+import {
+  baseSettings,
+  durationMs,
+  featureFlag,
+  loadConfig,
+  port,
+  requireServiceToken,
+  serviceAuth,
+  serviceToken,
+  serviceUrl,
+} from '@aigw/runtime';
 import { z } from 'zod';
 import { normaliseAllowlist } from './ssrf/index.js';
 
@@ -21,7 +31,9 @@ const settingsObject = z.object({
     .regex(/^[\w.-]+:\d{1,5}$/, 'must be host:port')
     .optional(),
   /** `authorization: Bearer <token>` sent to the SnapshotService (the control plane's SNAPSHOT_SERVICE_TOKEN). */
-  SNAPSHOT_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SNAPSHOT_SERVICE_TOKEN: serviceToken,
+  /** `disabled-i-understand-the-risk`: no token, for a control plane whose SnapshotService is open. */
+  SNAPSHOT_SERVICE_AUTH: serviceAuth,
   /** Deadline of one SnapshotService call (a whole snapshot stream, or a revision probe). */
   SNAPSHOT_GRPC_DEADLINE_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How often the held snapshot is compared with the control plane's revision and checksum (0: never). */
@@ -116,7 +128,14 @@ const settingsObject = z.object({
   ...jwtSettingsShape,
 });
 
-export const settingsSchema = settingsObject.superRefine(checkJwtSettings);
+export const settingsSchema = settingsObject.superRefine(checkJwtSettings).check(
+  requireServiceToken({
+    token: 'SNAPSHOT_SERVICE_TOKEN',
+    off: 'SNAPSHOT_SERVICE_AUTH',
+    neededWith: 'CONTROL_PLANE_GRPC_URL',
+    why: "the control plane's SNAPSHOT_SERVICE_TOKEN, which its SnapshotService requires",
+  }),
+);
 
 export type GatewayConfig = z.output<typeof settingsSchema>;
 

@@ -2,6 +2,7 @@
 // as the gateway does under load) to a fresh stream, then starts the logger and times how long it
 // takes to store the whole backlog in Postgres: the sustained events/s of one logger process.
 // Postgres and NATS: DATABASE_URL / NATS_URL, else local binaries (testkit; Postgres without fsync).
+import { randomBytes } from 'node:crypto';
 import { createLogger } from '@aigw/runtime';
 import { resolveServices } from '@aigw/testkit/services';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -50,6 +51,7 @@ const config = loadLoggerConfig({
   GRPC_PORT: '0',
   HOST: '127.0.0.1',
   LOG_LEVEL: 'warn',
+  LOGS_SERVICE_TOKEN: randomBytes(32).toString('base64'),
   INGEST_BATCH_MESSAGES: BATCH_MESSAGES,
   INGEST_MAX_IN_FLIGHT: IN_FLIGHT,
 });

@@ -1,13 +1,21 @@
 import { ALERTS_STREAM, AUDIT_STREAM, LogsServiceClient, REQUESTS_STREAM } from '@aigw/proto';
 import { test } from '@aigw/testkit';
-import { credentials, type ServiceError, status } from '@grpc/grpc-js';
+import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
 import { createApp, type LoggerApp } from './app.js';
 import { loadLoggerConfig } from './config.js';
+import { LOGS_TOKEN } from './testing/logger-harness.js';
 
 function logger(env: Record<string, string>): LoggerApp {
   return createApp(
-    loadLoggerConfig({ PORT: '0', GRPC_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }),
+    loadLoggerConfig({
+      PORT: '0',
+      GRPC_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      LOGS_SERVICE_TOKEN: LOGS_TOKEN,
+      ...env,
+    }),
   );
 }
 
@@ -40,12 +48,16 @@ describe('logger app', () => {
       expect(tables.rowCount).toBe(1);
 
       const client = new LogsServiceClient(`127.0.0.1:${app.ports.grpc}`, credentials.createInsecure());
-      const error = await new Promise<ServiceError | null>((resolve) => {
-        client.getSummary({}, (err) => resolve(err));
-      });
+      const summary = (metadata: Metadata) =>
+        new Promise<ServiceError | null>((resolve) => client.getSummary({}, metadata, (err) => resolve(err)));
+      const withToken = new Metadata();
+      withToken.set('authorization', `Bearer ${LOGS_TOKEN}`);
+      const withoutToken = await summary(new Metadata());
+      const withoutCaller = await summary(withToken);
       client.close();
-      // LogsService answers; a call without a caller is refused (it fails closed).
-      expect(error?.code).toBe(status.INVALID_ARGUMENT);
+      // LogsService answers the token holder only; a call without a caller is refused (it fails closed).
+      expect(withoutToken?.code).toBe(status.UNAUTHENTICATED);
+      expect(withoutCaller?.code).toBe(status.INVALID_ARGUMENT);
 
       // A deleted stream would silently drop events: readiness must say so.
       await nats.jsm.streams.delete(AUDIT_STREAM);

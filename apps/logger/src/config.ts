@@ -1,13 +1,25 @@
 // Logger settings: the only place that reads process.env. Parsed once, frozen, passed in.
-import { baseSettings, durationMs, featureFlag, loadConfig, port, serviceUrl } from '@aigw/runtime';
+import {
+  baseSettings,
+  durationMs,
+  featureFlag,
+  grpcHost,
+  loadConfig,
+  port,
+  requireServiceToken,
+  serviceToken,
+  serviceUrl,
+} from '@aigw/runtime';
 import { z } from 'zod';
 
-export const settingsSchema = z.object({
+const settingsObject = z.object({
   ...baseSettings,
   /** Health and metrics only: the logger's API is gRPC. */
   PORT: port(8789),
   /** LogsService for the control plane. */
   GRPC_PORT: port(50052),
+  /** Bind address of the LogsService: loopback unless set (a control plane on another host needs `0.0.0.0`). */
+  GRPC_HOST: grpcHost,
   DATABASE_URL: serviceUrl(['postgres:', 'postgresql:']),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
   NATS_URL: serviceUrl(['nats:', 'tls:']),
@@ -48,8 +60,8 @@ export const settingsSchema = z.object({
   MIGRATE_ON_START: featureFlag,
   DATA_EXPORTS_ENABLED: featureFlag,
   AUDIT_LOGS_ENABLED: featureFlag,
-  /** LogsService trusts the CallerContext it is sent: when set, callers must present this token. */
-  LOGS_SERVICE_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Callers of LogsService must present this token (the control plane's LOGGER_SERVICE_TOKEN): required. */
+  LOGS_SERVICE_TOKEN: serviceToken,
   /** A log export matching more rows fails with a message to narrow its filter. */
   EXPORT_MAX_ROWS: z.coerce.number().int().min(1).max(50_000_000).default(1_000_000),
   /** How often the export runner looks for queued exports (creating one wakes it at once). */
@@ -57,6 +69,17 @@ export const settingsSchema = z.object({
   /** Finished exports (their files with them) are deleted this many days after they ended. */
   EXPORT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(7),
 });
+
+/**
+ * LogsService answers with the data of the organisation the request's CallerContext names, so that
+ * identity is believed only from a caller holding the token: there is no setting that turns it off.
+ */
+export const settingsSchema = settingsObject.check(
+  requireServiceToken({
+    token: 'LOGS_SERVICE_TOKEN',
+    why: "the control plane presents it (its LOGGER_SERVICE_TOKEN); LogsService believes a request's caller identity only from a holder of this token",
+  }),
+);
 
 export type LoggerConfig = z.output<typeof settingsSchema>;
 

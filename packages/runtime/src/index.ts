@@ -11,4 +11,5 @@ export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './nats.js';
+export * from './service-token.js';
 export * from './timeout.js';

@@ -1,4 +1,6 @@
-// Which apps the stack runs, on which ports, with which environment.
+// Which apps the stack runs, on which ports, with which environment. Everything runs on one machine,
+// so the internal ports (both gRPC services, the logger's health and metrics) listen on loopback only,
+// and the gRPC services require the run's tokens.
 export type AppName = 'control-plane' | 'logger' | 'gateway';
 
 export interface StackPorts {
@@ -30,13 +32,25 @@ export interface AppSpec {
   readonly env: Readonly<Record<string, string>>;
 }
 
+export interface StackSecrets {
+  readonly masterKey: string;
+  readonly adminKey: string;
+  /**
+   * SnapshotService token (control plane and gateway); null when the environment sets
+   * SNAPSHOT_SERVICE_AUTH itself, which the apps then read from there.
+   */
+  readonly snapshotToken: string | null;
+  /** LogsService token (the logger's LOGS_SERVICE_TOKEN, the control plane's LOGGER_SERVICE_TOKEN). */
+  readonly logsToken: string;
+}
+
+const LOOPBACK = '127.0.0.1';
+
 /** Start order matters: the control plane first (gateways sync from it), the gateway last. */
-export function appSpecs(
-  ports: StackPorts,
-  urls: ServiceUrls,
-  secrets: { readonly masterKey: string; readonly adminKey: string },
-): AppSpec[] {
-  const { masterKey, adminKey } = secrets;
+export function appSpecs(ports: StackPorts, urls: ServiceUrls, secrets: StackSecrets): AppSpec[] {
+  const { masterKey, adminKey, snapshotToken, logsToken } = secrets;
+  const snapshotAuth: Record<string, string> =
+    snapshotToken === null ? {} : { SNAPSHOT_SERVICE_TOKEN: snapshotToken };
   return [
     {
       name: 'control-plane',
@@ -44,19 +58,26 @@ export function appSpecs(
       env: {
         PORT: String(ports.controlPlane),
         GRPC_PORT: String(ports.controlPlaneGrpc),
+        GRPC_HOST: LOOPBACK,
+        ...snapshotAuth,
         DATABASE_URL: urls.databaseUrl,
         NATS_URL: urls.natsUrl,
         MASTER_KEY: masterKey,
         BOOTSTRAP_ADMIN_KEY: adminKey,
-        LOGGER_GRPC_URL: `127.0.0.1:${ports.loggerGrpc}`,
+        LOGGER_GRPC_URL: `${LOOPBACK}:${ports.loggerGrpc}`,
+        LOGGER_SERVICE_TOKEN: logsToken,
       },
     },
     {
       name: 'logger',
       httpPort: ports.logger,
       env: {
+        // Health and metrics only: nothing off this machine needs them.
+        HOST: LOOPBACK,
         PORT: String(ports.logger),
         GRPC_PORT: String(ports.loggerGrpc),
+        GRPC_HOST: LOOPBACK,
+        LOGS_SERVICE_TOKEN: logsToken,
         DATABASE_URL: urls.databaseUrl,
         NATS_URL: urls.natsUrl,
       },
@@ -68,7 +89,8 @@ export function appSpecs(
         PORT: String(ports.gateway),
         REDIS_URL: urls.redisUrl,
         NATS_URL: urls.natsUrl,
-        CONTROL_PLANE_GRPC_URL: `127.0.0.1:${ports.controlPlaneGrpc}`,
+        CONTROL_PLANE_GRPC_URL: `${LOOPBACK}:${ports.controlPlaneGrpc}`,
+        ...snapshotAuth,
         MASTER_KEY: masterKey,
       },
     },

@@ -23,12 +23,12 @@ describe('an app with bad settings', () => {
     [
       'control-plane',
       { PORT: '70000', LOG_LEVEL: 'verbose', NATS_URL: 'nats://127.0.0.1:4222' },
-      ['PORT', 'LOG_LEVEL', 'DATABASE_URL'],
+      ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'SNAPSHOT_SERVICE_TOKEN'],
     ],
     [
       'logger',
       { GRPC_PORT: 'x', LOG_RETENTION_DAYS: '0', DATABASE_URL: 'mysql://db' },
-      ['GRPC_PORT', 'LOG_RETENTION_DAYS', 'DATABASE_URL', 'NATS_URL'],
+      ['GRPC_PORT', 'LOG_RETENTION_DAYS', 'DATABASE_URL', 'NATS_URL', 'LOGS_SERVICE_TOKEN'],
     ],
   ])('%s exits 1 naming every bad setting', (app, env, names) => {
     const result = run(app, env);
@@ -36,5 +36,26 @@ describe('an app with bad settings', () => {
     expect(result.stderr).toContain(`${app}: cannot start, invalid settings:`);
     const named = [...result.stderr.matchAll(/^ {2}- ([A-Z_]+):/gm)].map((m) => m[1]);
     expect(named.sort()).toEqual([...names].sort());
+  });
+});
+
+describe('an app whose internal gRPC service would be open', () => {
+  const services = { DATABASE_URL: 'postgres://127.0.0.1:9/none', NATS_URL: 'nats://127.0.0.1:9' };
+  it.each([
+    [
+      'control-plane',
+      services,
+      'SNAPSHOT_SERVICE_TOKEN',
+      'SNAPSHOT_SERVICE_AUTH=disabled-i-understand-the-risk',
+    ],
+    ['logger', services, 'LOGS_SERVICE_TOKEN', 'LogsService'],
+    ['gateway', { CONTROL_PLANE_GRPC_URL: '127.0.0.1:9' }, 'SNAPSHOT_SERVICE_TOKEN', 'SNAPSHOT_SERVICE_AUTH'],
+  ])('%s refuses to start without its token, saying which setting and why', (app, env, setting, words) => {
+    const result = run(app, env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`${app}: cannot start, invalid settings:`);
+    const named = [...result.stderr.matchAll(/^ {2}- ([A-Z_]+):/gm)].map((m) => m[1]);
+    expect(named).toEqual([setting]);
+    expect(result.stderr).toContain(words);
   });
 });

@@ -61,6 +61,7 @@ export async function startEnforcementStack(fixtures: {
   const { pg, nats } = fixtures;
   const masterKey = randomBytes(32).toString('base64');
   const adminKey = `aigw_e2e_${randomBytes(24).toString('base64url')}`;
+  const snapshotToken = randomBytes(32).toString('base64url');
   const grpcPort = await freePort();
   const redis: LocalServiceHandle = await startLocalRedis();
   const mock = await createMockProvider({ apiKeys: { openai: [PROVIDER_SECRET] }, maxRecorded: 0 });
@@ -77,6 +78,7 @@ export async function startEnforcementStack(fixtures: {
     NATS_NAMESPACE: nats.prefix,
     MASTER_KEY: masterKey,
     BOOTSTRAP_ADMIN_KEY: adminKey,
+    SNAPSHOT_SERVICE_TOKEN: snapshotToken,
   };
   let controlPlane: ControlPlaneApp | undefined;
   let controlPlaneBase = '';
@@ -98,6 +100,7 @@ export async function startEnforcementStack(fixtures: {
     NATS_URL: nats.url,
     NATS_NAMESPACE: nats.prefix,
     CONTROL_PLANE_GRPC_URL: `127.0.0.1:${grpcPort}`,
+    SNAPSHOT_SERVICE_TOKEN: snapshotToken,
     MASTER_KEY: masterKey,
     SNAPSHOT_LKG_PATH: join(mkdtempSync(join(tmpdir(), `aigw-e2e-lkg-${index}-`)), 'snapshot.bin'),
     CUSTOM_HOST_ALLOWLIST: '127.0.0.1',

@@ -32,6 +32,8 @@ export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixtur
   const { pg, nats } = fixtures;
   const masterKey = randomBytes(32).toString('base64');
   const adminKey = `aigw_e2e_${randomBytes(24).toString('base64url')}`;
+  const snapshotToken = randomBytes(32).toString('base64url');
+  const logsToken = randomBytes(32).toString('base64url');
   const mock = await createMockProvider({ apiKeys: { openai: [PROVIDER_SECRET] }, maxRecorded: 0 });
   const common = {
     PORT: '0',
@@ -41,7 +43,13 @@ export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixtur
     NATS_NAMESPACE: nats.prefix,
   };
   const logger = createLogger(
-    loadLoggerConfig({ ...common, GRPC_PORT: '0', DATABASE_URL: pg.url, EXPORT_POLL_MS: '200' }),
+    loadLoggerConfig({
+      ...common,
+      GRPC_PORT: '0',
+      DATABASE_URL: pg.url,
+      EXPORT_POLL_MS: '200',
+      LOGS_SERVICE_TOKEN: logsToken,
+    }),
   );
   await logger.start();
   const env = {
@@ -51,6 +59,8 @@ export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixtur
     MASTER_KEY: masterKey,
     BOOTSTRAP_ADMIN_KEY: adminKey,
     LOGGER_GRPC_URL: `127.0.0.1:${logger.ports.grpc}`,
+    LOGGER_SERVICE_TOKEN: logsToken,
+    SNAPSHOT_SERVICE_TOKEN: snapshotToken,
   };
   const controlPlane = createControlPlane(loadControlPlaneConfig(env));
   await controlPlane.start();
@@ -59,6 +69,7 @@ export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixtur
     loadGatewayConfig({
       ...common,
       CONTROL_PLANE_GRPC_URL: `127.0.0.1:${controlPlane.ports.grpc}`,
+      SNAPSHOT_SERVICE_TOKEN: snapshotToken,
       MASTER_KEY: masterKey,
       SNAPSHOT_LKG_PATH: join(mkdtempSync(join(tmpdir(), 'aigw-logs-e2e-lkg-')), 'snapshot.bin'),
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',

@@ -1,12 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from '@aigw/testkit';
 import { freePort } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
+import { rawGrpcCall } from './raw-grpc.test-support.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
@@ -28,6 +31,18 @@ function runStack(env: Record<string, string>): { child: ChildProcess; output: (
   return { child, output: () => output };
 }
 
+/** Whether a TCP connection to host:port is accepted. */
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 async function waitForLine(output: () => string, pattern: RegExp, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (pattern.test(output())) return;
@@ -38,7 +53,7 @@ async function waitForLine(output: () => string, pattern: RegExp, child: ChildPr
 }
 
 describe('pnpm start', () => {
-  test('brings up the three apps, each healthy, ready and measured, and SIGTERM stops them all gracefully', async ({
+  test('brings up the three apps, each healthy, ready and measured, their gRPC closed and on loopback, and SIGTERM stops them all gracefully', async ({
     pg,
     redis,
     nats,
@@ -51,7 +66,12 @@ describe('pnpm start', () => {
       loggerGrpc: await freePort(),
     };
     const dataDir = mkdtempSync(join(tmpdir(), 'aigw-stack-'));
+    // Reused from the environment; the LogsService token is left to the stack to generate.
+    const snapshotToken = randomBytes(32).toString('base64url');
     const { child, output } = runStack({
+      SNAPSHOT_SERVICE_TOKEN: snapshotToken,
+      LOGS_SERVICE_TOKEN: '',
+      LOGGER_SERVICE_TOKEN: '',
       DATABASE_URL: pg.url,
       REDIS_URL: redis.url,
       NATS_URL: nats.url,
@@ -87,6 +107,41 @@ describe('pnpm start', () => {
         headers: { 'x-service-api-key': adminKey },
       });
       expect(organisation.status).toBe(200);
+
+      // The internal ports listen on loopback only: 127.0.0.2 is this machine too, and is refused.
+      for (const port of [ports.controlPlaneGrpc, ports.loggerGrpc, ports.logger]) {
+        expect([port, await accepts('127.0.0.1', port)]).toEqual([port, true]);
+        expect([port, await accepts('127.0.0.2', port)]).toEqual([port, false]);
+      }
+      // A raw call without the token, or with a wrong one, gets UNAUTHENTICATED and no message.
+      const snapshot = `127.0.0.1:${ports.controlPlaneGrpc}`;
+      const logs = `127.0.0.1:${ports.loggerGrpc}`;
+      const wrong = { authorization: `Bearer ${randomBytes(32).toString('base64url')}` };
+      for (const metadata of [{}, wrong]) {
+        for (const [address, path] of [
+          [snapshot, '/aigw.v1.SnapshotService/StreamSnapshot'],
+          [snapshot, '/aigw.v1.SnapshotService/GetRevision'],
+          [logs, '/aigw.v1.LogsService/ListLogs'],
+          [logs, '/aigw.v1.LogsService/GetUsage'],
+        ] as const) {
+          expect([path, await rawGrpcCall(address, path, metadata)]).toEqual([
+            path,
+            { status: 16, messages: 0, bytes: 0 },
+          ]);
+        }
+      }
+      // The token from the environment opens the snapshot (header, batch, trailer)...
+      const served = await rawGrpcCall(snapshot, '/aigw.v1.SnapshotService/StreamSnapshot', {
+        authorization: `Bearer ${snapshotToken}`,
+      });
+      expect(served.status).toBe(0);
+      expect(served.messages).toBeGreaterThanOrEqual(3);
+      // ...and the generated LogsService token reached both the logger and the control plane.
+      const logsRead = await fetch(`http://127.0.0.1:${ports.controlPlane}/v1/logs`, {
+        headers: { 'x-service-api-key': adminKey },
+      });
+      expect(logsRead.status).toBe(200);
+      expect(output()).not.toContain(snapshotToken);
     } finally {
       child.kill('SIGTERM');
     }

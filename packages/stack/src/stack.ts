@@ -49,10 +49,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   const adminKey =
     options.env.BOOTSTRAP_ADMIN_KEY ??
     loadOrCreateSecret(options.dataDir, 'admin.key', () => `aigw_${randomBytes(32).toString('base64url')}`);
+  const tokens = serviceTokens(options.env);
   const specs = appSpecs(
     ports,
     { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url },
-    { masterKey, adminKey },
+    { masterKey, adminKey, ...tokens },
   );
   const running: AppProcess[] = [];
   let stopping = false;
@@ -89,10 +90,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   options.out('[stack] ready:');
   options.out(`[stack]   gateway        http://127.0.0.1:${ports.gateway}/v1`);
   options.out(
-    `[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC ${ports.controlPlaneGrpc})`,
+    `[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC 127.0.0.1:${ports.controlPlaneGrpc}, ${tokens.snapshotToken === null ? 'SNAPSHOT_SERVICE_AUTH from the environment' : 'token required'})`,
   );
   options.out(
-    `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC ${ports.loggerGrpc})`,
+    `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC 127.0.0.1:${ports.loggerGrpc}, token required)`,
   );
   if (!options.env.BOOTSTRAP_ADMIN_KEY) {
     options.out(`[stack]   admin API key  in ${adminKeyFile}, e.g.`);
@@ -101,6 +102,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     );
   }
   return { ports, crashed, stop };
+}
+
+/**
+ * The internal gRPC tokens: from the environment when set there, else new for this run (the apps all
+ * restart with the stack, so nothing needs to keep them). Never printed.
+ */
+export function serviceTokens(env: NodeJS.ProcessEnv): { snapshotToken: string | null; logsToken: string } {
+  const fresh = () => randomBytes(32).toString('base64url');
+  return {
+    // An explicit SNAPSHOT_SERVICE_AUTH (the switch in words) is the operator's: the apps read it and
+    // any token from the environment themselves.
+    snapshotToken: env.SNAPSHOT_SERVICE_AUTH ? null : env.SNAPSHOT_SERVICE_TOKEN || fresh(),
+    logsToken: env.LOGS_SERVICE_TOKEN || env.LOGGER_SERVICE_TOKEN || fresh(),
+  };
 }
 
 /** A secret kept in the data directory (owner-only), created on first start. */

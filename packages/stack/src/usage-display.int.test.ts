@@ -48,7 +48,10 @@ const test = base.extend<{ world: World }>({
         NATS_URL: nats.url,
         NATS_NAMESPACE: nats.prefix,
       };
-      const logger = createLogger(loadLoggerConfig({ ...common, GRPC_PORT: '0', DATABASE_URL: pg.url }));
+      const logsToken = randomBytes(32).toString('base64url');
+      const logger = createLogger(
+        loadLoggerConfig({ ...common, GRPC_PORT: '0', DATABASE_URL: pg.url, LOGS_SERVICE_TOKEN: logsToken }),
+      );
       await logger.start();
       const env = {
         ...common,
@@ -56,7 +59,9 @@ const test = base.extend<{ world: World }>({
         DATABASE_URL: pg.url,
         MASTER_KEY: randomBytes(32).toString('base64'),
         BOOTSTRAP_ADMIN_KEY: `aigw_usage_${randomBytes(24).toString('base64url')}`,
+        SNAPSHOT_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
         LOGGER_GRPC_URL: `127.0.0.1:${logger.ports.grpc}`,
+        LOGGER_SERVICE_TOKEN: logsToken,
       };
       const cp = createControlPlane(loadControlPlaneConfig(env));
       await cp.start();

@@ -1,13 +1,7 @@
 import { ChangeEvent, type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { describe, expect } from 'vitest';
-import {
-  ADMIN_KEY,
-  apiClient,
-  type ControlPlaneFixture,
-  startControlPlane,
-  test,
-} from '../../test/harness.js';
+import { type ControlPlaneFixture, test } from '../../test/harness.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
 
 /** What a gateway holds: per entity the highest version seen (tombstones included). */
@@ -254,24 +248,6 @@ describe('gateway-style convergence', () => {
     for await (const message of batch) seen.push(versionKey(ChangeEvent.decode(message.data)));
     expect(seen).toEqual(expected);
     expect(new Set(seen).size).toBe(seen.length);
-  });
-
-  test('SnapshotService refuses callers without the shared token when one is set', async ({ pg, nats }) => {
-    const { app } = startControlPlane({ pg, nats }, { SNAPSHOT_SERVICE_TOKEN: 'sixteen-chars-token!' });
-    await app.start();
-    try {
-      await expect(readSnapshot(app.ports.grpc)).rejects.toMatchObject({ code: 16 });
-      await expect(readSnapshot(app.ports.grpc, 0, 'wrong-token-wrong-token')).rejects.toMatchObject({
-        code: 16,
-      });
-      const chunks = await readSnapshot(app.ports.grpc, 0, 'sixteen-chars-token!');
-      expect(chunks.at(-1)?.chunk?.$case).toBe('trailer');
-      expect(
-        (await apiClient(`http://127.0.0.1:${app.ports.http}`, ADMIN_KEY)('get', '/organisation')).status,
-      ).toBe(200);
-    } finally {
-      await app.stop();
-    }
   });
 });
 

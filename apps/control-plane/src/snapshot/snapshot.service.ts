@@ -1,6 +1,6 @@
-// gRPC SnapshotService: streams the entity snapshot as header, batches, trailer.
+// gRPC SnapshotService: streams the entity snapshot as header, batches, trailer, to callers holding
+// the service token (the snapshot carries every key hash and sealed credential).
 
-import { timingSafeEqual } from 'node:crypto';
 import {
   type Entity,
   type GetRevisionRequest,
@@ -12,7 +12,7 @@ import {
   SnapshotServiceService,
   snapshotChecksum,
 } from '@aigw/proto';
-import type { GrpcService, Logger } from '@aigw/runtime';
+import { bearerTokenCheck, type GrpcService, type Logger } from '@aigw/runtime';
 import {
   type Metadata,
   type ServerUnaryCall,
@@ -28,19 +28,17 @@ const MAX_BATCH = 5_000;
 export interface SnapshotServiceDeps {
   readonly repository: SnapshotRepository;
   readonly log: Logger;
-  /** When set, callers must send `authorization: Bearer <token>` metadata (SNAPSHOT_SERVICE_TOKEN). */
-  readonly token?: string;
+  /**
+   * Callers must send `authorization: Bearer <token>` metadata (SNAPSHOT_SERVICE_TOKEN). null only when
+   * SNAPSHOT_SERVICE_AUTH turned the check off in words: there is no default that leaves it open.
+   */
+  readonly token: string | null;
 }
 
 export function snapshotService(deps: SnapshotServiceDeps): GrpcService {
   const log = deps.log.child({ component: 'snapshot' });
-  const expected = deps.token === undefined ? null : Buffer.from(`Bearer ${deps.token}`);
-  const authorised = (metadata: Metadata): boolean => {
-    if (expected === null) return true;
-    const given = metadata.get('authorization')[0];
-    const bytes = Buffer.from(typeof given === 'string' ? given : '');
-    return bytes.length === expected.length && timingSafeEqual(bytes, expected);
-  };
+  const authorised: (metadata: Metadata) => boolean =
+    deps.token === null ? () => true : bearerTokenCheck(deps.token);
 
   const implementation: SnapshotServiceServer = {
     streamSnapshot(call: ServerWritableStream<SnapshotRequest, SnapshotChunk>) {

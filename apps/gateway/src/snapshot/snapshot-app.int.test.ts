@@ -13,7 +13,7 @@ import { writeLastKnownGood } from './lkg-file.js';
 import { Snapshot } from './snapshot.js';
 import { commitAndPublish, startTestControlPlane } from './snapshot-server.test-support.js';
 
-const TOKEN = 'snapshot-token-for-app-tests';
+const TOKEN = 'snapshot-token-for-the-gateway-app-tests';
 const wait = { timeout: 15_000, interval: 50 };
 
 async function gateway(env: Record<string, string>): Promise<{ app: GatewayApp; base: string }> {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import type { RequestEvent } from '@aigw/proto';
 import { type PgFixture, test } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
-import { count, eventually, testLogger, testStreams } from '../testing/logger-harness.js';
+import { count, eventually, LOGS_TOKEN, testLogger, testStreams } from '../testing/logger-harness.js';
 import { batchBytes, batchId, requestEvent } from '../testing/request-events.js';
 import { CONSUMER_NAMES } from './ingest.js';
 
@@ -63,6 +63,7 @@ describe('ingest acceptance', () => {
       GRPC_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'error',
+      LOGS_SERVICE_TOKEN: LOGS_TOKEN,
       INGEST_BATCH_MESSAGES: '2',
       INGEST_ACK_WAIT_MS: '2000',
       INGEST_FETCH_EXPIRES_MS: '1000',

@@ -1,8 +1,8 @@
 // gRPC LogsService: each method validates and answers from src/query/. Query errors carry their gRPC
-// status; anything else is INTERNAL with the cause in the logger's log only. With LOGS_SERVICE_TOKEN
-// set, callers must send `authorization: Bearer <token>` (the CallerContext is trusted as sent, so
-// the service must only be reachable by the control plane).
-import { timingSafeEqual } from 'node:crypto';
+// status; anything else is INTERNAL with the cause in the logger's log only. Every call must carry
+// `authorization: Bearer <LOGS_SERVICE_TOKEN>`: the CallerContext in a request decides which
+// organisation's data is read, so it is believed only from a peer holding the token (the control
+// plane, which derives it from the API key or JWT it authenticated). There is no way to turn it off.
 import { once } from 'node:events';
 import {
   type DownloadExportRequest,
@@ -10,7 +10,7 @@ import {
   type LogsServiceServer,
   LogsServiceService,
 } from '@aigw/proto';
-import type { GrpcService, Logger } from '@aigw/runtime';
+import { bearerTokenCheck, type GrpcService, type Logger } from '@aigw/runtime';
 import {
   type Metadata,
   type ServerUnaryCall,
@@ -42,21 +42,15 @@ export interface LogsServiceDeps {
   readonly log: Logger;
   readonly exportsEnabled: boolean;
   readonly exports: ExportRunner;
-  /** When set, callers must send `authorization: Bearer <token>` (LOGS_SERVICE_TOKEN). */
-  readonly token?: string;
+  /** Callers must send `authorization: Bearer <token>` (LOGS_SERVICE_TOKEN). */
+  readonly token: string;
 }
 
 type Status = { code: status; details: string };
 
 export function logsService(deps: LogsServiceDeps): GrpcService {
   const log = deps.log.child({ component: 'logs-service' });
-  const expected = deps.token === undefined ? null : Buffer.from(`Bearer ${deps.token}`);
-  const authorised = (metadata: Metadata): boolean => {
-    if (expected === null) return true;
-    const given = metadata.get('authorization')[0];
-    const bytes = Buffer.from(typeof given === 'string' ? given : '');
-    return bytes.length === expected.length && timingSafeEqual(bytes, expected);
-  };
+  const authorised: (metadata: Metadata) => boolean = bearerTokenCheck(deps.token);
   const toStatus = (method: string, err: unknown): Status => {
     if (err instanceof QueryError) return { code: err.code, details: err.message };
     log.error({ err, method }, 'LogsService call failed');

@@ -12,7 +12,7 @@ import {
 } from '@aigw/proto';
 import { createLogger, startGrpcServer } from '@aigw/runtime';
 import type { PgFixture } from '@aigw/testkit';
-import { credentials, type ServiceError } from '@grpc/grpc-js';
+import { credentials, InterceptingCall, type Interceptor, type ServiceError } from '@grpc/grpc-js';
 import type { Kysely } from 'kysely';
 import { migrations } from '../db/migrations/index.js';
 import { type LogsDatabase, SCHEMA } from '../db/schema.js';
@@ -136,7 +136,24 @@ export async function storeEvents(db: Kysely<LogsDatabase>, events: readonly Req
   await db.transaction().execute((trx) => storeRequestRows(trx, events.map(requestLogRow)));
 }
 
+/** The token the test LogsService requires (LOGS_SERVICE_TOKEN). */
+export const SERVICE_TOKEN = `logs_query_test_token_${'q'.repeat(32)}`;
+
+/** Adds `authorization: Bearer <token>` to every call of a client, as the control plane's client does. */
+export function bearerInterceptor(token: string): Interceptor {
+  return (options, next) =>
+    new InterceptingCall(next(options), {
+      start(metadata, listener, start) {
+        metadata.set('authorization', `Bearer ${token}`);
+        start(metadata, listener);
+      },
+    });
+}
+
 export interface TestService {
+  /** `127.0.0.1:<port>` of the service, for clients of a test's own. */
+  readonly address: string;
+  /** Sends SERVICE_TOKEN on every call. */
   readonly client: LogsServiceClient;
   readonly exports: ExportRunner;
   close(): Promise<void>;
@@ -155,12 +172,15 @@ export async function startService(
     batchRows: options.batchRows ?? 100,
   });
   const server = await startGrpcServer(
-    [logsService({ db, log, exportsEnabled: options.exportsEnabled ?? true, exports })],
+    [logsService({ db, log, exportsEnabled: options.exportsEnabled ?? true, exports, token: SERVICE_TOKEN })],
     0,
     '127.0.0.1',
   );
-  const client = new LogsServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure());
+  const client = new LogsServiceClient(`127.0.0.1:${server.port}`, credentials.createInsecure(), {
+    interceptors: [bearerInterceptor(SERVICE_TOKEN)],
+  });
   return {
+    address: `127.0.0.1:${server.port}`,
     client,
     exports,
     async close() {

@@ -4,6 +4,9 @@ import { createApp, type LoggerApp } from '../app.js';
 import { loadLoggerConfig } from '../config.js';
 import { loggerStreams } from '../nats-names.js';
 
+/** The LogsService token of test loggers (LOGS_SERVICE_TOKEN). */
+export const LOGS_TOKEN = `logs_test_token_${'l'.repeat(32)}`;
+
 export function testLogger(pg: PgFixture, nats: NatsFixture, env: Record<string, string> = {}): LoggerApp {
   return createApp(
     loadLoggerConfig({
@@ -11,6 +14,7 @@ export function testLogger(pg: PgFixture, nats: NatsFixture, env: Record<string,
       GRPC_PORT: '0',
       HOST: '127.0.0.1',
       LOG_LEVEL: 'silent',
+      LOGS_SERVICE_TOKEN: LOGS_TOKEN,
       DATABASE_URL: pg.url,
       NATS_URL: nats.url,
       NATS_NAMESPACE: nats.prefix,
