@@ -80,6 +80,9 @@ export function appSpecs(ports: StackPorts, urls: ServiceUrls, secrets: StackSec
         LOGS_SERVICE_TOKEN: logsToken,
         DATABASE_URL: urls.databaseUrl,
         NATS_URL: urls.natsUrl,
+        // The usage reconciliation writes the ledger's totals to the gateways' budget counters
+        // (corrects what a Redis outage let through): it needs the gateways' Redis.
+        REDIS_URL: urls.redisUrl,
       },
     },
     {

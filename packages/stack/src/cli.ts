@@ -49,7 +49,7 @@ try {
   };
   process.on('SIGINT', () => void shutdown('SIGINT', 0));
   process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
-  void stack.crashed.then(({ app, code }) => shutdown(`${app} exited unexpectedly (${code})`, 1));
+  void stack.crashed.then(({ app, code }) => shutdown(`${app} keeps crashing (last exit: ${code})`, 1));
   // `pnpm start` runs this under a shell: when that wrapper is killed (SIGTERM to pnpm), the
   // signal does not reach us and we would be orphaned with the apps running. Follow the parent.
   const parent = process.ppid;

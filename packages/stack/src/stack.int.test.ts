@@ -17,10 +17,12 @@ const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 /** Runs the `pnpm start` entry point (from source) and collects its output. */
 function runStack(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   let output = '';
+  // A process group of its own, as `pnpm start` in a terminal is: Ctrl-C signals the whole group.
   const child = spawn(process.execPath, ['--conditions=@aigw/source', '--import', 'tsx', cli], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -142,8 +144,29 @@ describe('pnpm start', () => {
       });
       expect(logsRead.status).toBe(200);
       expect(output()).not.toContain(snapshotToken);
+
+      // A crashed gateway (SIGKILL) is started again; the control plane and logger keep running.
+      const gatewayPid = Number(/\[stack\] gateway started \(pid (\d+)\)/.exec(output())?.[1]);
+      expect(gatewayPid).toBeGreaterThan(0);
+      process.kill(gatewayPid, 'SIGKILL');
+      await waitForLine(output, /\[stack\] gateway exited \(SIGKILL\); restarting it in 1 s/, child);
+      await waitForLine(output, /gateway started \(pid \d+\)[\s\S]*gateway started \(pid \d+\)/, child);
+      let back = 0;
+      for (let i = 0; i < 300 && back !== 200; i++) {
+        back = await fetch(`http://127.0.0.1:${ports.gateway}/readyz`).then(
+          (res) => res.status,
+          () => 0,
+        );
+        if (back !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(back).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.controlPlane}/readyz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${ports.logger}/readyz`)).status).toBe(200);
+      expect(child.exitCode).toBeNull();
     } finally {
-      child.kill('SIGTERM');
+      // Ctrl-C in a terminal: SIGINT to the whole foreground group. Only the stack gets it (the
+      // apps run in groups of their own), and it stops each app once, with a drain.
+      process.kill(-(child.pid as number), 'SIGINT');
     }
     const [code] = await once(child, 'exit');
     // The stack SIGKILLs an app that has not drained within 10 s; exit code 0 for every app means

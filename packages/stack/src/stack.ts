@@ -20,7 +20,11 @@ export interface StackOptions {
 
 export interface Stack {
   readonly ports: StackPorts;
-  /** Resolves with the first app that exits on its own (a crash); never resolves on stop(). */
+  /**
+   * Resolves with the first app that keeps crashing: an app that exits on its own is restarted with
+   * backoff (1 s, doubling to 30 s), and given up on after MAX_CRASHES exits within CRASH_WINDOW_MS.
+   * Never resolves on stop().
+   */
   readonly crashed: Promise<{ app: AppName; code: number | string }>;
   /** Stops the apps (SIGTERM, drain) then the services. Returns each app's exit code. */
   stop(graceMs?: number): Promise<Record<AppName, number | string>>;
@@ -55,7 +59,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url },
     { masterKey, adminKey, ...tokens },
   );
-  const running: AppProcess[] = [];
+  const running: Supervised[] = [];
   let stopping = false;
   let reportCrash: (crash: { app: AppName; code: number | string }) => void = () => undefined;
   const crashed = new Promise<{ app: AppName; code: number | string }>((resolve) => {
@@ -75,12 +79,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     for (const spec of specs) {
       const entry = join(options.rootDir, 'apps', spec.name, 'dist', 'main.js');
       if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` first`);
-      const app = spawnApp(spec.name, entry, { ...options.env, ...spec.env }, options.out);
-      running.push(app);
-      void app.exited.then((code) => {
-        if (!stopping) reportCrash({ app: spec.name, code });
+      const app = supervise(() => spawnApp(spec.name, entry, { ...options.env, ...spec.env }, options.out), {
+        stopping: () => stopping,
+        out: options.out,
+        gaveUp: (code) => reportCrash({ app: spec.name, code }),
       });
-      await waitReady(`http://127.0.0.1:${spec.httpPort}/readyz`, app, options.readyTimeoutMs ?? 60_000);
+      running.push(app);
+      await waitReady(
+        `http://127.0.0.1:${spec.httpPort}/readyz`,
+        app.current,
+        options.readyTimeoutMs ?? 60_000,
+      );
     }
   } catch (err) {
     await stop(5_000);
@@ -102,6 +111,73 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     );
   }
   return { ports, crashed, stop };
+}
+
+/** Exits within this window that make the stack give up on an app (and stop). */
+export const MAX_CRASHES = 5;
+export const CRASH_WINDOW_MS = 60_000;
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 30_000;
+
+interface Supervised {
+  readonly name: string;
+  /** The process running now (a new one after each restart). */
+  readonly current: AppProcess;
+  stop(graceMs: number): Promise<number | string>;
+}
+
+/**
+ * Runs an app and starts it again when it exits on its own (a crash, a SIGKILL): one crashed app
+ * must not take the whole stack down. Says so on the stack's output; gives up after MAX_CRASHES
+ * exits within CRASH_WINDOW_MS.
+ */
+function supervise(
+  start: () => AppProcess,
+  hooks: {
+    stopping(): boolean;
+    out(line: string): void;
+    gaveUp(code: number | string): void;
+  },
+): Supervised {
+  let current = start();
+  const exits: number[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const watch = (app: AppProcess) => {
+    void app.exited.then((code) => {
+      if (hooks.stopping()) return;
+      const now = Date.now();
+      exits.push(now);
+      while (exits.length > 0 && (exits[0] as number) < now - CRASH_WINDOW_MS) exits.shift();
+      if (exits.length >= MAX_CRASHES) {
+        hooks.out(
+          `[stack] ${app.name} exited (${code}) ${exits.length} times within ${CRASH_WINDOW_MS / 1000} s: giving up`,
+        );
+        hooks.gaveUp(code);
+        return;
+      }
+      const backoff = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (exits.length - 1));
+      hooks.out(
+        `[stack] ${app.name} exited (${code}); restarting it in ${backoff / 1000} s (crash ${exits.length} of ${MAX_CRASHES} allowed within ${CRASH_WINDOW_MS / 1000} s)`,
+      );
+      timer = setTimeout(() => {
+        timer = undefined;
+        if (hooks.stopping()) return;
+        current = start();
+        watch(current);
+      }, backoff);
+    });
+  };
+  watch(current);
+  return {
+    name: current.name,
+    get current() {
+      return current;
+    },
+    stop(graceMs) {
+      clearTimeout(timer);
+      return current.stop(graceMs);
+    },
+  };
 }
 
 /**
