@@ -222,6 +222,8 @@ export const auditSchema = z
     id: z.uuid(),
     object: z.literal('audit-log'),
     timestamp: z.string(),
+    /** Null: an unattributed record (a refused credential whose organisation is unknown). */
+    organisation_id: nullableString,
     actor: actorSchema,
     action: z.string(),
     resource_type: z.string(),

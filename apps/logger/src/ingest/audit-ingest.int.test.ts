@@ -45,7 +45,7 @@ describe('audit ingest', () => {
       // lone surrogate and a NUL in plain fields: jsonb and text refuse them as they are.
       const surrogate = auditEvent({
         requestDetailsJson: JSON.stringify({ body: { name: 'ops\ud800', '\udc00k': 'v\u0000' } }),
-        actor: { type: 2, apiKeyId: 'k-1', displayName: 'key \ud800' },
+        actor: { type: 2, userId: '', apiKeyId: 'k-1', displayName: 'key \ud800' },
         userAgent: 'agent\udfff',
       });
       // No organisation: a refused token whose organisation could not be known.
