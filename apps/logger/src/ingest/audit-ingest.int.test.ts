@@ -60,12 +60,14 @@ describe('audit ingest', () => {
       const refused = auditEvent({ resourceId: incompressible(), workspaceId: WS[0] });
       // Not an audit record at all (id not a uuid): a dead letter, and a record standing for it.
       const invalid = auditEvent({ id: 'not-a-uuid', action: 'api_keys.create' });
-      for (const [i, event] of [surrogate, unattributed, refused, invalid].entries())
+      // A time no Date can hold: a dead letter too, whose stand-in takes the time it was set aside.
+      const timeless = auditEvent({ occurredAtMs: 9e15, action: 'api_keys.delete' });
+      for (const [i, event] of [surrogate, unattributed, refused, invalid, timeless].entries())
         await nats.js.publish(subject, AuditEvent.encode(event).finish(), { msgID: `audit-${i}` });
 
       await eventually(
         () => count(pg, 'select count(*) as n from logs.audit_logs'),
-        (n) => n === 4,
+        (n) => n === 5,
       );
       const rows = await pg.pool.query(
         'select id, organisation_id, action, actor_display_name, user_agent, resource_id, request_details from logs.audit_logs',
@@ -85,16 +87,23 @@ describe('audit ingest', () => {
       expect(reduced?.resource_id).toBe(refused.resourceId.slice(0, 255));
       expect(reduced?.request_details.unstorable_details).toMatch(/index row/);
 
-      expect(await count(pg, 'select count(*) as n from logs.dead_letters')).toBe(1);
-      const standIn = rows.rows.find((r) => r.action === 'audit.dead_letter');
+      expect(await count(pg, 'select count(*) as n from logs.dead_letters')).toBe(2);
+      const standIns = rows.rows.filter((r) => r.action === 'audit.dead_letter');
+      const standIn = standIns.find((r) => r.request_details.original_action === 'api_keys.create');
       expect(standIn).toMatchObject({
         organisation_id: ORG_A,
         resource_id: null,
         request_details: { error: 'id is not a uuid', event_index: 0, original_action: 'api_keys.create' },
       });
+      const timelessStandIn = standIns.find((r) => r.request_details.original_action === 'api_keys.delete');
+      expect(timelessStandIn).toMatchObject({
+        organisation_id: ORG_A,
+        resource_id: timeless.id,
+        request_details: { error: 'occurred_at_ms is out of range' },
+      });
       const metrics = await (await fetch(`http://127.0.0.1:${app.ports.http}/metrics`)).text();
       expect(metrics).toMatch(
-        /logger_ingest_events_total\{stream="audit",outcome="dead_letter",app="logger"\} 1/,
+        /logger_ingest_events_total\{stream="audit",outcome="dead_letter",app="logger"\} 2/,
       );
 
       // Readers: an organisation-level caller sees its records and the unattributed one; a
@@ -103,7 +112,7 @@ describe('audit ingest', () => {
         listAuditEvents(database.db, ListAuditEventsRequest.fromPartial({ caller, pageSize: 50 }));
       const orgLevel = await list();
       expect(orgLevel.events.map((e) => e.id).sort()).toEqual(
-        [surrogate.id, unattributed.id, refused.id, standIn?.id].sort(),
+        [surrogate.id, unattributed.id, refused.id, standIn?.id, timelessStandIn?.id].sort(),
       );
       expect(orgLevel.events.find((e) => e.id === unattributed.id)?.organisationId).toBe('');
       const other = await list(callerOf({ organisationId: '0c000000-0000-4000-8000-000000000009' }));

@@ -17,6 +17,11 @@ function storable(value: string): string {
   return toWellFormed(value.replaceAll(NUL, ''));
 }
 
+/** A time a Date (and so Postgres) can hold: beyond ±8.64e15 ms a Date is invalid. */
+function isTime(ms: number): boolean {
+  return ms > 0 && Number.isFinite(new Date(ms).getTime());
+}
+
 function text(value: string | undefined): string | null {
   if (value === undefined || value === '') return null;
   return storable(value);
@@ -53,6 +58,7 @@ export function invalidAuditEvent(event: AuditEvent): string | undefined {
     return `unsupported schema_version ${event.schemaVersion}`;
   if (!UUID.test(event.id)) return 'id is not a uuid';
   if (!(event.occurredAtMs > 0)) return 'occurred_at_ms is not set';
+  if (!isTime(event.occurredAtMs)) return 'occurred_at_ms is out of range';
   // No organisation is a record too: a refused credential whose organisation could not be known.
   return undefined;
 }
@@ -135,7 +141,8 @@ export function deadLetterAuditRow(facts: DeadLetterFacts): AuditRow {
   const eventId = event && UUID.test(event.id) ? event.id.toLowerCase() : null;
   return {
     id: nameUuid(`dead-letter:${facts.stream}:${facts.seq}:${facts.index}`),
-    occurred_at: event && event.occurredAtMs > 0 ? new Date(event.occurredAtMs) : new Date(),
+    // Always storable: the stand-in must never fail where the record did.
+    occurred_at: event && isTime(event.occurredAtMs) ? new Date(event.occurredAtMs) : new Date(),
     organisation_id: clip(text(event?.organisationId), 255),
     workspace_id: clip(text(event?.workspaceId), 255),
     actor_type: 0,
