@@ -120,7 +120,16 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
         if (!res.headersSent) res.status(route.status ?? 200).json(result ?? {});
       } catch (err) {
         if (route.audit && principal && deps.auditEnabled)
-          await auditFailure(route, req, res, principal, err, deps, failure.target);
+          // Authenticated refusals keep the caller's organisation and workspace, as before.
+          await auditFailure(
+            route,
+            req,
+            res,
+            principal,
+            err,
+            deps,
+            principal === ANONYMOUS_PRINCIPAL ? failure.target : undefined,
+          );
         throw err;
       }
     });
@@ -238,8 +247,7 @@ async function auditFailure(
         organisationId: target?.organisationId ?? principal.organisationId,
         workspaceId: target ? target.workspaceId : principal.workspaceId,
         // The refused caller proved nothing: a public route's refusal keeps the unauthenticated actor.
-        actor:
-          principal === ANONYMOUS_PRINCIPAL ? UNAUTHENTICATED_ACTOR : (target?.actor ?? actorOf(principal)),
+        actor: principal === ANONYMOUS_PRINCIPAL ? UNAUTHENTICATED_ACTOR : actorOf(principal),
         action: route.audit?.action ?? 'unknown',
         resourceType: route.audit?.resourceType ?? 'unknown',
         resourceId: target?.resourceId ?? firstParam(req),
