@@ -16,10 +16,9 @@ import {
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
-import { buildAuditEvent } from './audit/audit-event.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
-import { SYSTEM_ACTOR } from './auth/principal.js';
+import { tokenRejectionAuditor } from './auth/token-audit.js';
 import { bootstrap } from './bootstrap.js';
 import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
@@ -27,7 +26,7 @@ import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './logs-api/logger-client.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
-import { createOutboxRelay, ensureControlPlaneStreams, recordAudit } from './outbox/outbox.js';
+import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
 import { snapshotReaders } from './snapshot/snapshot.readers.js';
 import { SnapshotRepository } from './snapshot/snapshot.repository.js';
@@ -145,23 +144,12 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       const authenticate = createAuthenticator({
         db: database.db,
         jwt,
-        onTokenRejected: async (req, error) => {
-          if (!config.AUDIT_LOGS_ENABLED) return;
-          // The organisation is unknown (the token was not trusted): recorded under none.
-          await recordAudit(
-            database.db,
-            buildAuditEvent(req, {
-              organisationId: '',
-              workspaceId: null,
-              actor: { ...SYSTEM_ACTOR, displayName: 'unauthenticated token' },
-              action: `auth.token_rejected.${error.reason}`,
-              resourceType: 'token',
-              resourceId: null,
-              statusCode: 401,
-              traceId: '',
-            }),
-          ).catch((err: unknown) => log.error({ err }, 'failed to audit a rejected token'));
-        },
+        organisationClaim: config.JWT_CLAIM_ORGANISATION,
+        onTokenRejected: tokenRejectionAuditor({
+          db: database.db,
+          log,
+          enabled: config.AUDIT_LOGS_ENABLED,
+        }),
       });
 
       const app = createHttpApp({

@@ -7,6 +7,7 @@ export * from './health.js';
 export * from './http-app.js';
 export * from './http-server.js';
 export * from './jetstream-streams.js';
+export * from './json-input.js';
 export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';

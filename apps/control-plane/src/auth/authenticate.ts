@@ -6,6 +6,8 @@ import { unauthorized } from '../http/api-errors.js';
 import { hashApiKey } from './api-key-secret.js';
 import { type JwtVerifier, TokenError } from './jwt.js';
 import type { Principal, Role } from './principal.js';
+import type { OnTokenRejected } from './token-audit.js';
+import { claimedOrganisation, signatureVerified } from './token-claims.js';
 import { isUuid } from './visibility.js';
 
 export const API_KEY_HEADER = 'x-service-api-key';
@@ -13,8 +15,13 @@ export const API_KEY_HEADER = 'x-service-api-key';
 export interface AuthenticatorDeps {
   readonly db: Kysely<ControlDatabase>;
   readonly jwt: JwtVerifier | null;
-  /** Called for every rejected token (spec part 6: token failures are audited). */
-  readonly onTokenRejected: (req: Request, error: TokenError) => Promise<void>;
+  /** The claim naming the organisation (JWT_CLAIM_ORGANISATION): a refused token's audit owner. */
+  readonly organisationClaim?: string;
+  /**
+   * Called for every rejected token (spec part 6: token failures are audited), with the organisation
+   * it names when its signature verified (null otherwise: unverified claims prove nothing).
+   */
+  readonly onTokenRejected: OnTokenRejected;
 }
 
 export type Authenticate = (req: Request) => Promise<Principal>;
@@ -36,36 +43,57 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticate {
 async function tokenPrincipal(deps: AuthenticatorDeps, req: Request, token: string): Promise<Principal> {
   if (!deps.jwt)
     throw unauthorized('token authentication is not enabled on this control plane (JWT_JWKS_URL is unset)');
+  const reject = async (error: TokenError, organisationId: string | null): Promise<never> => {
+    await deps.onTokenRejected(req, error, organisationId);
+    throw unauthorized(`invalid token: ${error.message}`);
+  };
+  let identity: Awaited<ReturnType<JwtVerifier['verify']>>;
   try {
-    const identity = await deps.jwt.verify(token);
-    // Ids are uuids here; anything else could never match a row, so the token cannot be ours.
-    if (
-      !isUuid(identity.organisationId) ||
-      (identity.workspaceId !== null && !isUuid(identity.workspaceId))
-    ) {
-      const error = new TokenError('invalid_claim', 'the organisation and workspace claims must be uuids');
-      await deps.onTokenRejected(req, error);
-      throw unauthorized(`invalid token: ${error.message}`);
-    }
-    const orgLevel = identity.role === 'owner' || identity.role === 'admin';
-    return {
-      via: 'jwt',
-      organisationId: identity.organisationId,
-      workspaceId: orgLevel ? null : identity.workspaceId,
-      role: identity.role,
-      scopes: new Set(identity.scopes),
-      userId: identity.subject,
-      apiKeyId: null,
-      keyType: null,
-      displayName: identity.subject,
-    };
+    identity = await deps.jwt.verify(token);
   } catch (err) {
-    if (err instanceof TokenError) {
-      await deps.onTokenRejected(req, err);
-      throw unauthorized(`invalid token: ${err.message}`);
-    }
-    throw err;
+    if (!(err instanceof TokenError)) throw err;
+    const signed = signatureVerified(err.reason) && deps.organisationClaim !== undefined;
+    return reject(err, signed ? claimedOrganisation(token, deps.organisationClaim ?? '') : null);
   }
+  // Ids are uuids here; anything else could never match a row, so the token cannot be ours.
+  if (!isUuid(identity.organisationId) || (identity.workspaceId !== null && !isUuid(identity.workspaceId)))
+    return reject(
+      new TokenError('invalid_claim', 'the organisation and workspace claims must be uuids'),
+      null,
+    );
+  const organisationId = identity.organisationId.toLowerCase();
+  // A signed token may still name an organisation this control plane does not have (or has
+  // disabled): the caller cannot act for it, so the token is refused like any other bad claim.
+  const organisation = await deps.db
+    .selectFrom('organisations')
+    .select('status')
+    .where('id', '=', organisationId)
+    .executeTakeFirst();
+  if (!organisation)
+    return reject(
+      new TokenError(
+        'invalid_claim',
+        'the token names an organisation that does not exist on this control plane',
+      ),
+      null,
+    );
+  if (organisation.status !== 'active')
+    return reject(
+      new TokenError('invalid_claim', 'the organisation of this token is disabled'),
+      organisationId,
+    );
+  const orgLevel = identity.role === 'owner' || identity.role === 'admin';
+  return {
+    via: 'jwt',
+    organisationId,
+    workspaceId: orgLevel ? null : (identity.workspaceId?.toLowerCase() ?? null),
+    role: identity.role,
+    scopes: new Set(identity.scopes),
+    userId: identity.subject,
+    apiKeyId: null,
+    keyType: null,
+    displayName: identity.subject,
+  };
 }
 
 async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promise<Principal> {

@@ -71,7 +71,20 @@ describe('token authentication through the admin API', () => {
         role: 'owner',
         scope: 'organisation.read',
       });
-      expect((await call('get', '/organisation', { key: null, token: otherOrg })).status).toBe(404);
+      // A signed token naming an organisation this control plane does not have: 401 for reads and
+      // writes alike (was 404 / 200 with empty lists / 500 on a foreign key).
+      for (const [method, path, body] of [
+        ['get', '/organisation', undefined],
+        ['get', '/workspaces', undefined],
+        ['put', '/organisation', { name: 'x' }],
+      ] as const) {
+        const unknown = await call(method, path, { key: null, token: otherOrg, body });
+        expect(unknown.status).toBe(401);
+        expect(unknown.body.error).toMatchObject({
+          code: 'AB05',
+          message: 'invalid token: the token names an organisation that does not exist on this control plane',
+        });
+      }
 
       const manager = await token({
         sub: 'user-4',
@@ -102,6 +115,33 @@ describe('token authentication through the admin API', () => {
         requestPath: '/v1/organisation',
       });
       expect(tokenAudit.at(-1)?.requestDetailsJson).not.toContain(expired);
+      // The signature verified, so the organisation it names owns the record.
+      expect(tokenAudit.at(-1)?.organisationId).toBe(organisationId);
+      // The unknown organisation's refusals are recorded, unattributed.
+      const unknownOrg = tokenAudit.filter((a) => a.action === 'auth.token_rejected.invalid_claim');
+      expect(unknownOrg).toHaveLength(3);
+      expect(unknownOrg.every((a) => a.organisationId === '')).toBe(true);
+
+      // Signed by a key the control plane does not trust: its claims prove nothing, so the record
+      // is unattributed even though it names a real organisation.
+      const stranger = await makeKey('RS256', 'k-untrusted');
+      const now = Math.floor(Date.now() / 1000);
+      const forged = await signToken(stranger, {
+        iss: ISSUER,
+        aud: AUDIENCE,
+        iat: now,
+        exp: now + 300,
+        sub: 'intruder',
+        organisation_id: organisationId,
+        role: 'owner',
+        scope: 'organisation.read',
+      });
+      expect((await call('get', '/organisation', { key: null, token: forged })).status).toBe(401);
+      const forgedAudit = (await auditEvents(pg.pool)).filter(
+        (a) => a.action === 'auth.token_rejected.unknown_key',
+      );
+      expect(forgedAudit).toHaveLength(1);
+      expect(forgedAudit[0]?.organisationId).toBe('');
     } finally {
       await app.stop();
     }

@@ -35,6 +35,15 @@ describe('validateConfig', () => {
     expect(result.message).toMatch(/\(and \d+ more\)$/);
   });
 
+  it('refuses a config nested 5,000 deep with AB01 instead of overflowing the stack', () => {
+    const deep = JSON.parse(`${'{"targets":['.repeat(5_000)}{}${']}'.repeat(5_000)}`);
+    expect(refusal(deep)).toMatchObject({
+      code: 'AB01',
+      param: 'config',
+      message: 'config: nests deeper than 128 levels',
+    });
+  });
+
   it('refuses an empty config', () => {
     expect(refusal({})).toMatchObject({ code: 'AB01', param: 'config' });
   });

@@ -1,6 +1,7 @@
 // Validation of a saved config: the gateway's own parser (@aigw/config-schema) on the exact text that
 // is stored, the rule that saved configs carry no credentials, and the references they make.
 import { configErrorMessage, formatPath, parseConfigJson } from '@aigw/config-schema';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '@aigw/runtime';
 import { invalid } from '../http/api-errors.js';
 
 type Segment = string | number;
@@ -44,6 +45,9 @@ const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails'] as const;
 
 /** 400 AB01 with the JSON path of the first problem in `param`; else the text and its references. */
 export function validateConfig(config: unknown): ValidatedConfig {
+  // The admin API refuses deeper bodies already; kept here so no caller can overflow the stack below.
+  if (jsonDeeperThan(config, MAX_JSON_DEPTH))
+    throw invalid(`config: nests deeper than ${MAX_JSON_DEPTH} levels`, 'config');
   const text = JSON.stringify(config);
   const result = parseConfigJson(text);
   if (!result.ok) throw invalid(configErrorMessage(result.errors), result.errors[0]?.path ?? 'config');

@@ -76,6 +76,59 @@ describe('admin API surface', () => {
     expect(tooLong.body.error.param).toBe('body.name');
   });
 
+  test('JSON no store or serialiser can hold is 400 AB01 before any change: unpaired surrogates, nesting beyond 128', async ({
+    cp,
+    pg,
+  }) => {
+    const auditsBefore = (await auditEvents(pg.pool)).length;
+    // `\ud800` as JSON text: JSON.parse turns it into a lone surrogate Postgres refuses.
+    const lone = await cp.call('post', '/workspaces', { raw: '{"name":"ops\\ud800"}' });
+    expect(lone.status).toBe(400);
+    expect(lone.body.error).toMatchObject({
+      code: 'AB01',
+      type: 'invalid_request_error',
+      param: 'body.name',
+      message:
+        'body.name: must be valid Unicode text (it holds an unpaired surrogate escape such as \\ud800)',
+    });
+    const inKey = await cp.call('put', '/organisation', { raw: '{"default_metadata":{"\\udc00":"v"}}' });
+    expect(inKey.status).toBe(400);
+    expect(inKey.body.error.code).toBe('AB01');
+
+    const workspace = await cp.call('post', '/workspaces', { body: { name: 'deep configs' } });
+    expect(workspace.status).toBe(201);
+    const deep = (depth: number) => `${'{"targets":['.repeat(depth)}{}${']}'.repeat(depth)}`;
+    const created = await cp.call('post', '/configs', {
+      raw: `{"name":"deep","workspace_id":"${workspace.body.id}","config":${deep(5_000)}}`,
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.error.code).toBe('AB01');
+    expect(created.body.error.message).toMatch(
+      /^body\.config\.targets\.0\..*: JSON nests deeper than 128 levels$/,
+    );
+    const config = await cp.call('post', '/configs', {
+      body: { name: 'shallow', workspace_id: workspace.body.id, config: { provider: 'openai' } },
+    });
+    expect(config.status).toBe(201);
+    const updated = await cp.call('put', `/configs/${config.body.id}`, {
+      raw: `{"config":${deep(5_000)}}`,
+    });
+    expect(updated.status).toBe(400);
+    expect(updated.body.error.message).toMatch(
+      /^body\.config\.targets\.0\..*: JSON nests deeper than 128 levels$/,
+    );
+    // Nothing was changed by the refused bodies, so nothing was audited for them.
+    const audits = (await auditEvents(pg.pool)).slice(auditsBefore);
+    expect(audits.filter((a) => a.statusCode === 400 && a.action === 'workspaces.create')).toEqual([]);
+
+    // Well-formed text outside the BMP (a surrogate pair) is stored and audited as sent.
+    const emoji = await cp.call('post', '/workspaces', { raw: '{"name":"ops \\ud83d\\ude80"}' });
+    expect(emoji.status).toBe(201);
+    expect(emoji.body.name).toBe('ops \u{1F680}');
+    const record = (await auditEvents(pg.pool)).find((a) => a.resourceId === emoji.body.id);
+    expect(JSON.parse(record?.requestDetailsJson ?? '{}').body.name).toBe('ops \u{1F680}');
+  });
+
   test('an organisation update changes the row, emits a versioned change and an audit record in one commit', async ({
     cp,
     pg,

@@ -1,6 +1,6 @@
 // Mounts the admin API under /v1: JSON bodies, the API_ACCESS_ENABLED switch, OpenAPI, the routes.
-import { AppError, type Logger } from '@aigw/runtime';
-import express, { type ErrorRequestHandler, type Express } from 'express';
+import { AppError, jsonInputProblem, type Logger, MAX_JSON_DEPTH } from '@aigw/runtime';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
@@ -46,6 +46,17 @@ const bodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
   else next(apiError('AB04', 'internal server error', { cause: err }));
 };
 
+/**
+ * Parsed JSON bodies nest at most MAX_JSON_DEPTH levels and hold Unicode text only: deeper bodies
+ * overflow the stack of whatever serialises them later (validation, the audit record), and an
+ * unpaired surrogate (`"\ud800"`) is refused by Postgres, which would keep the change out of the
+ * audit log. Both are the caller's mistake: 400 AB01 naming the path.
+ */
+const wellFormedBody: RequestHandler = (req, _res, next) => {
+  const problem = req.body === undefined ? undefined : jsonInputProblem(req.body, 'body', MAX_JSON_DEPTH);
+  next(problem ? apiError('AB01', problem.message, { param: problem.path }) : undefined);
+};
+
 export function adminApi(options: AdminApiOptions): (app: Express) => void {
   const openapi = JSON.stringify(buildOpenApi(options.routes, { version: options.version }));
   return (app) => {
@@ -58,6 +69,7 @@ export function adminApi(options: AdminApiOptions): (app: Express) => void {
       else next(apiError('AB03', 'the admin API is disabled on this control plane (API_ACCESS_ENABLED=OFF)'));
     });
     router.use(express.json({ limit: MAX_BODY_BYTES, strict: true }));
+    router.use(wellFormedBody);
     mountRoutes(router, options.routes, options);
     router.use((req, _res, next) =>
       next(apiError('AB08', `no admin route ${req.method} ${req.baseUrl}${req.path}`)),

@@ -46,6 +46,11 @@ export interface RouteContext<P, Q, B> {
   readonly logsService: LoggerClient | null;
   /** Runs `fn` in one transaction and audits it there (same commit as the change). */
   mutate<T>(target: MutationTarget, fn: (tx: MutationTx) => Promise<T>): Promise<T>;
+  /**
+   * Names the target a refusal of this request is audited under, as soon as it is known (a public
+   * route learns its organisation from the credential in its body). `mutate` sets it too.
+   */
+  auditAs(target: MutationTarget): void;
 }
 
 export interface RouteDefinition<
@@ -102,19 +107,29 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
   for (const route of routes) {
     router[route.method](route.path, async (req: Request, res: Response) => {
       let principal: Principal | undefined;
+      const failure: { target?: MutationTarget } = {};
       try {
         if (route.auth === 'none') principal = ANONYMOUS_PRINCIPAL;
         else {
           principal = await deps.authenticate(req);
           authorize(route, principal);
         }
-        const ctx = buildContext(route, req, res, principal, deps);
+        const ctx = buildContext(route, req, res, principal, deps, failure);
         const result = await route.handler(ctx);
         // A handler that streamed its own response (an export download) has already answered.
         if (!res.headersSent) res.status(route.status ?? 200).json(result ?? {});
       } catch (err) {
         if (route.audit && principal && deps.auditEnabled)
-          await auditFailure(route, req, res, principal, err, deps);
+          // Authenticated refusals keep the caller's organisation and workspace, as before.
+          await auditFailure(
+            route,
+            req,
+            res,
+            principal,
+            err,
+            deps,
+            principal === ANONYMOUS_PRINCIPAL ? failure.target : undefined,
+          );
         throw err;
       }
     });
@@ -141,6 +156,7 @@ function buildContext(
   res: Response,
   principal: Principal,
   deps: MountDeps,
+  failure: { target?: MutationTarget },
 ): RouteContext<unknown, unknown, unknown> {
   const params = parseInput(route.params, req.params, 'path');
   const query = parseInput(route.query, req.query, 'query');
@@ -155,8 +171,12 @@ function buildContext(
     log: deps.log,
     masterKey: deps.masterKey ?? null,
     logsService: deps.logsService ?? null,
-    mutate: (target, fn) =>
-      deps.db.transaction().execute(async (trx) => {
+    auditAs: (target) => {
+      failure.target = target;
+    },
+    mutate: (target, fn) => {
+      failure.target = target;
+      return deps.db.transaction().execute(async (trx) => {
         const actor = target.actor ?? actorOf(principal);
         const result = await fn({
           db: trx,
@@ -178,7 +198,8 @@ function buildContext(
           );
         }
         return result;
-      }),
+      });
+    },
   };
 }
 
@@ -213,19 +234,23 @@ async function auditFailure(
   principal: Principal,
   err: unknown,
   deps: MountDeps,
+  target: MutationTarget | undefined,
 ): Promise<void> {
   const status =
     typeof (err as { status?: unknown }).status === 'number' ? (err as { status: number }).status : 500;
   try {
     await recordAudit(
       deps.db,
+      // A public route's refusal belongs to the organisation its credential named (`auditAs`), else
+      // it is unattributed (organisation ''): recorded all the same, shown to organisation readers.
       buildAuditEvent(req, {
-        organisationId: principal.organisationId,
-        workspaceId: principal.workspaceId,
+        organisationId: target?.organisationId ?? principal.organisationId,
+        workspaceId: target ? target.workspaceId : principal.workspaceId,
+        // The refused caller proved nothing: a public route's refusal keeps the unauthenticated actor.
         actor: principal === ANONYMOUS_PRINCIPAL ? UNAUTHENTICATED_ACTOR : actorOf(principal),
         action: route.audit?.action ?? 'unknown',
         resourceType: route.audit?.resourceType ?? 'unknown',
-        resourceId: firstParam(req),
+        resourceId: target?.resourceId ?? firstParam(req),
         statusCode: status,
         traceId: String(res.locals.requestId ?? ''),
       }),

@@ -30,11 +30,23 @@ const list = <T extends z.ZodType<unknown, string>>(item: T) =>
     )
     .pipe(z.array(item).min(1).max(MAX_VALUES));
 
-/** ISO 8601 text or epoch milliseconds. */
+const isoDateTime = z.iso.datetime({ offset: true });
+const isoDate = z.iso.date();
+const TIME_MESSAGE =
+  'must be an ISO 8601 time (2026-11-01T00:00:00Z, with Z or an offset) or date (2026-11-01, UTC), or epoch milliseconds';
+
+/**
+ * ISO 8601 (a date-time with Z or an offset, or a UTC date) or epoch milliseconds (digits only).
+ * Nothing else: `Date.parse` would read `-1`, `$1` or `' OR '1'='1` as dates in 2001.
+ */
 const time = z.union([z.number(), z.string().max(64)]).transform((v, ctx) => {
-  const ms = typeof v === 'number' || /^\d+$/.test(v) ? Number(v) : Date.parse(v);
+  let ms = Number.NaN;
+  if (typeof v === 'number') ms = v;
+  else if (/^\d+$/.test(v)) ms = Number(v);
+  else if (isoDateTime.safeParse(v).success) ms = Date.parse(v);
+  else if (isoDate.safeParse(v).success) ms = Date.parse(`${v}T00:00:00Z`);
   if (!Number.isSafeInteger(ms) || ms <= 0) {
-    ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 time or epoch milliseconds' });
+    ctx.addIssue({ code: 'custom', message: TIME_MESSAGE });
     return z.NEVER;
   }
   return ms;

@@ -9,6 +9,7 @@ import {
   type Feedback,
   type LogEntry,
 } from '@aigw/proto';
+import { jsonDeeperThan, MAX_JSON_DEPTH } from '@aigw/runtime';
 import { z } from 'zod';
 
 const iso = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : null);
@@ -36,6 +37,10 @@ function bodyToApi(body: CapturedBody | undefined) {
     } catch {
       json = undefined;
     }
+    // A captured body may nest deeper than any response serialiser can write (JSON.stringify
+    // overflows the stack near 5,000 levels): such a body is returned as its text, so every stored
+    // log stays readable.
+    if (json !== undefined && jsonDeeperThan(json, MAX_JSON_DEPTH)) json = undefined;
   }
   return {
     content_type: none(body.contentType),
@@ -140,6 +145,7 @@ export function auditToApi(e: AuditEvent) {
   let details: unknown = e.requestDetailsJson;
   try {
     details = JSON.parse(e.requestDetailsJson);
+    if (jsonDeeperThan(details, MAX_JSON_DEPTH)) details = e.requestDetailsJson;
   } catch {
     // kept as text
   }
@@ -147,7 +153,7 @@ export function auditToApi(e: AuditEvent) {
     id: e.id,
     object: 'audit-log' as const,
     timestamp: iso(e.occurredAtMs),
-    organisation_id: e.organisationId,
+    organisation_id: none(e.organisationId),
     workspace_id: none(e.workspaceId),
     actor: actorToApi(e.actor),
     action: e.action,
@@ -216,6 +222,8 @@ export const auditSchema = z
     id: z.uuid(),
     object: z.literal('audit-log'),
     timestamp: z.string(),
+    /** Null: an unattributed record (a refused credential whose organisation is unknown). */
+    organisation_id: nullableString,
     actor: actorSchema,
     action: z.string(),
     resource_type: z.string(),

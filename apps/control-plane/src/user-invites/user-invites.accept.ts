@@ -25,11 +25,12 @@ const acceptBody = z
 /** One answer for unknown, expired, cancelled and used tokens: the caller learns nothing more. */
 const unusable = () => apiError('AB08', 'invite not found, expired, cancelled or already accepted');
 
-async function pendingInvite(
+/** The invite of this token hash in an active organisation (whatever its status), or undefined. */
+async function findInvite(
   db: Kysely<ControlDatabase>,
   hash: string,
   lock: boolean,
-): Promise<UserInviteRow> {
+): Promise<UserInviteRow | undefined> {
   let query = db
     .selectFrom('user_invites')
     .selectAll()
@@ -43,7 +44,10 @@ async function pendingInvite(
       ),
     );
   if (lock) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  return query.executeTakeFirst();
+}
+
+function pending(row: UserInviteRow | undefined): UserInviteRow {
   if (!row || inviteStatus(row, new Date()) !== 'pending') throw unusable();
   return row;
 }
@@ -104,10 +108,14 @@ export const acceptInviteRoute = defineRoute({
   response: userSchema,
   status: 201,
   audit: { action: 'user_invites.accept', resourceType: 'user_invite' },
-  async handler({ db, body, mutate }) {
+  async handler({ db, body, mutate, auditAs }) {
     const hash = hashInviteToken(body.token);
     // Read first for the audit target (organisation, invite, acting user); re-checked under lock.
-    const invite = await pendingInvite(db, hash, false);
+    const found = await findInvite(db, hash, false);
+    // The token matched an invite (expired, cancelled or used, perhaps): a refusal is that
+    // organisation's record. An unknown token stays unattributed.
+    if (found) auditAs({ resourceId: found.id, workspaceId: null, organisationId: found.organisation_id });
+    const invite = pending(found);
     const known = await db
       .selectFrom('users')
       .select('id')
@@ -119,7 +127,7 @@ export const acceptInviteRoute = defineRoute({
     return mutate(
       { resourceId: invite.id, workspaceId: null, organisationId: invite.organisation_id, actor },
       async (tx) => {
-        const locked = await pendingInvite(tx.db, hash, true);
+        const locked = pending(await findInvite(tx.db, hash, true));
         const user = await upsertUser(tx.db, locked, userId, body);
         if (user.id !== userId) throw conflict('the invite changed while it was accepted; try again');
         const grants = locked.workspaces;

@@ -147,6 +147,22 @@ describe('user invites', () => {
       (a) => a.action === 'user_invites.accept' && a.outcome === AuditOutcome.FAILURE,
     );
     expect(failures.length).toBeGreaterThanOrEqual(2);
+    // The second accept's token matched the (accepted) invite: its organisation owns the refusal.
+    expect(
+      audits.filter((a) => a.outcome === AuditOutcome.FAILURE && a.action === 'user_invites.accept'),
+    ).toEqual([
+      expect.objectContaining({
+        action: 'user_invites.accept',
+        organisationId: org.organisationId,
+        resourceId: invite.id,
+        statusCode: 404,
+        actor: expect.objectContaining({ type: ActorType.SYSTEM, displayName: 'unauthenticated' }),
+      }),
+    ]);
+    // The replaced token matches no invite: the refusal is kept, unattributed (no organisation).
+    expect(
+      failures.filter((a) => a.organisationId === '' && a.statusCode === 404).length,
+    ).toBeGreaterThanOrEqual(1);
     for (const audit of [...audits, ...failures]) {
       expect(audit.requestDetailsJson).not.toContain(invite.accept_token);
       expect(audit.requestDetailsJson).not.toContain(resent.body.accept_token);

@@ -18,6 +18,11 @@ describe('parseServiceHeaders', () => {
     expect(parseServiceHeaders({ 'x-service-trace-id': 'run-42:step.1' }).traceId).toBe('run-42:step.1');
   });
 
+  it('keeps a surrogate pair (one astral character) in metadata', () => {
+    const parsed = parseServiceHeaders({ 'x-service-metadata': '{"emoji":"\\ud83d\\ude00"}' });
+    expect(parsed.metadata).toEqual({ emoji: '\u{1F600}' });
+  });
+
   it('reads metadata as a string map, special keys included', () => {
     const parsed = parseServiceHeaders({
       'x-service-metadata': '{"_user":"u-1","_environment":"prod","tier":3,"beta":true}',
@@ -48,6 +53,8 @@ describe('parseServiceHeaders', () => {
     [{ 'x-service-metadata': '"text"' }, 'x-service-metadata'],
     [{ 'x-service-metadata': '{"nested":{"a":1}}' }, 'x-service-metadata'],
     [{ 'x-service-metadata': JSON.stringify({ big: 'x'.repeat(9000) }) }, 'x-service-metadata'],
+    [{ 'x-service-metadata': '{"name":"ops\\ud800"}' }, 'x-service-metadata'],
+    [{ 'x-service-metadata': '{"\\udc00":"v"}' }, 'x-service-metadata'],
     [{ 'x-service-request-timeout': 'soon' }, 'x-service-request-timeout'],
     [{ 'x-service-request-timeout': '0' }, 'x-service-request-timeout'],
     [{ 'x-service-request-timeout': '-5' }, 'x-service-request-timeout'],

@@ -26,6 +26,8 @@ const TRACE_ID = /^[\w.:-]{1,128}$/;
 const HEADER_NAME = /^[!#$%&'*+.^`|~\w-]{1,256}$/;
 const MAX_METADATA_BYTES = 8 * 1024;
 const MAX_METADATA_KEYS = 64;
+/** In `u` mode a well-formed surrogate pair is one code point: only a lone (unpaired) half matches. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 const MAX_TIMEOUT_MS = 3_600_000;
 
 export interface ServiceHeaders {
@@ -100,6 +102,15 @@ function parseMetadata(value: string | undefined): Record<string, string> {
       throw gatewayError('invalid_header', `${H.metadata}.${key} must be a string, number or boolean`, {
         param: H.metadata,
       });
+    }
+    // A `\ud800` escape parses to a lone surrogate, which is not Unicode text: Postgres refuses it
+    // in the request log's metadata, so it is refused here rather than lost later.
+    if (LONE_SURROGATE.test(key) || (typeof raw === 'string' && LONE_SURROGATE.test(raw))) {
+      throw gatewayError(
+        'invalid_header',
+        `${H.metadata} must be valid Unicode text (it holds an unpaired surrogate escape such as \\ud800)`,
+        { param: H.metadata },
+      );
     }
     metadata[key] = String(raw);
   }

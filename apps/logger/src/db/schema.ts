@@ -124,7 +124,8 @@ export interface AuditLogsTable {
   id: string;
   occurred_at: Timestamp;
   ingested_at: DefaultedTimestamp;
-  organisation_id: string;
+  /** Null: unattributed (a refused credential whose organisation could not be known). */
+  organisation_id: string | null;
   workspace_id: string | null;
   actor_type: number;
   actor_user_id: string | null;

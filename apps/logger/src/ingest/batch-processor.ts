@@ -1,7 +1,9 @@
 // Stores a fetched batch of JetStream messages in ONE transaction and acknowledges them only after
 // COMMIT. Unreadable messages and invalid events become dead letters in that same transaction.
 // When the batch fails on its data (a constraint or data error), it is retried message by message
-// and then event by event, so one bad event is set aside and the rest of its batch is stored.
+// and then event by event, so one bad event is set aside and the rest of its batch is stored. A sink
+// may store a reduced form of a refused event instead (audit records are never dropped for their
+// content) and a record standing for each dead letter (so audit readers see the gap).
 
 import type { Logger } from '@aigw/runtime';
 import type { JsMsg } from '@nats-io/jetstream';
@@ -93,6 +95,15 @@ async function insertDeadLetters<T>(
     .values(rows)
     .onConflict((oc) => oc.columns(['stream', 'stream_seq', 'event_index']).doNothing())
     .execute();
+  const standIn = deps.sink.deadLetterRecord;
+  if (standIn) {
+    const records = batch.flatMap((p) =>
+      p.rejects.map((r) =>
+        standIn({ stream: deps.stream, seq: p.msg.seq, index: r.index, error: r.error, payload: r.payload }),
+      ),
+    );
+    await deps.sink.store(trx, records);
+  }
   return rows.length;
 }
 
@@ -111,15 +122,28 @@ async function storeTogether<T>(deps: BatchDeps<T>, batch: readonly Prepared<T>[
   events.inc({ stream, outcome: 'dead_letter' }, outcome.dead);
   messages.inc({ stream }, batch.length);
   if (outcome.dead > 0) {
-    deps.log.warn(
-      {
-        stream: deps.stream,
-        deadLetters: batch.flatMap((p) =>
-          p.rejects.map((r) => ({ seq: p.msg.seq, index: r.index, error: r.error })),
-        ),
-      },
-      'events set aside as dead letters',
-    );
+    const details = {
+      stream: deps.stream,
+      deadLetters: batch.flatMap((p) =>
+        p.rejects.map((r) => ({ seq: p.msg.seq, index: r.index, error: r.error })),
+      ),
+    };
+    // An audit dead letter is a gap in the compliance trail: an incident, alerted on (docs/logger.md).
+    if (deps.sink.critical)
+      deps.log.error(details, `${deps.sink.name} events set aside as dead letters: the trail misses them`);
+    else deps.log.warn(details, 'events set aside as dead letters');
+  }
+}
+
+/** The sink's reduced form of a refused value, stored on its own; null when there is none or it fails too. */
+async function storeReduced<T>(deps: BatchDeps<T>, value: T, error: string) {
+  const reduce = deps.sink.reduce;
+  if (!reduce) return null;
+  try {
+    return await deps.db.transaction().execute((trx) => deps.sink.store(trx, [reduce(value, error)]));
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    return null;
   }
 }
 
@@ -142,7 +166,16 @@ async function isolate<T>(deps: BatchDeps<T>, batch: readonly Prepared<T>[]): Pr
         duplicates += outcome.duplicates;
       } catch (err) {
         if (!isDataError(err)) throw err;
-        rejects.push({ index: item.index, id: item.id, error: errorText(err), payload: item.payload() });
+        const reduced = await storeReduced(deps, item.value, errorText(err));
+        if (reduced) {
+          inserted += reduced.inserted;
+          duplicates += reduced.duplicates;
+          deps.log.warn(
+            { stream: deps.stream, seq: prepared.msg.seq, index: item.index, err: errorText(err) },
+            'event refused on its data; stored reduced',
+          );
+        } else
+          rejects.push({ index: item.index, id: item.id, error: errorText(err), payload: item.payload() });
       }
     }
     deps.metrics.events.inc({ stream: deps.sink.name, outcome: 'inserted' }, inserted);

@@ -37,6 +37,27 @@ export interface Sink<T> {
   decode(data: Uint8Array): Decoded<T>;
   /** Stores items idempotently; runs inside the batch's transaction. */
   store(trx: Kysely<LogsDatabase>, values: T[]): Promise<StoreOutcome>;
+  /**
+   * A reduced value stored instead when Postgres refuses `value` on its data; without it (or when
+   * that is refused too) the item becomes a dead letter. Audit records use it: never dropped.
+   */
+  reduce?(value: T, error: string): T;
+  /**
+   * A value standing for a dead letter, stored with it in the same transaction (audit: so the gap in
+   * the trail shows where the trail is read). Must be storable whatever the payload holds.
+   */
+  deadLetterRecord?(facts: DeadLetterFacts): T;
+  /** Dead letters of this stream are an incident (logged at error, not warn): the audit trail. */
+  readonly critical?: boolean;
+}
+
+/** A dead letter about to be stored, for `Sink.deadLetterRecord`. */
+export interface DeadLetterFacts {
+  readonly stream: string;
+  readonly seq: number;
+  readonly index: number;
+  readonly error: string;
+  readonly payload: Uint8Array;
 }
 
 /** Sink items one by one: decode a single-event message. */

@@ -6,7 +6,14 @@ import {
   RequestEventBatch,
   UsageAlertEvent,
 } from '@aigw/proto';
-import { auditLogRow, invalidAuditEvent, invalidUsageAlertEvent, usageAlertRow } from './audit-row.js';
+import {
+  auditLogRow,
+  deadLetterAuditRow,
+  invalidAuditEvent,
+  invalidUsageAlertEvent,
+  reducedAuditRow,
+  usageAlertRow,
+} from './audit-row.js';
 import { invalidRequestEvent, type RequestLogRow, requestLogRow } from './request-row.js';
 import { storeRequestRows } from './request-store.js';
 import { type Decoded, decodeOne, type Sink, type SinkItem, type SinkReject } from './sink.js';
@@ -71,6 +78,9 @@ export const auditSink: Sink<ReturnType<typeof auditLogRow>> = {
       .execute();
     return { inserted: inserted.length, duplicates: rows.length - inserted.length };
   },
+  reduce: reducedAuditRow,
+  deadLetterRecord: deadLetterAuditRow,
+  critical: true,
 };
 
 export const alertSink: Sink<ReturnType<typeof usageAlertRow>> = {

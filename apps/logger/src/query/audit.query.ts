@@ -1,6 +1,7 @@
 // ListAuditEvents: audit records newest first with keyset paging. Organisation and workspace scope
 // apply (organisation-level records only to callers that see every workspace); API key restriction
-// does not (audit records are not request data).
+// does not (audit records are not request data). Unattributed records (no organisation: a refused
+// credential whose organisation could not be known) are shown to callers that see every workspace.
 import {
   type AuditEvent,
   AuditOutcome,
@@ -37,8 +38,12 @@ export async function listAuditEvents(
     throw invalidArgument('outcome must be one of the AuditOutcome values');
   if (!scope)
     return request.includeTotal ? { events: [], nextCursor: '', total: 0 } : { events: [], nextCursor: '' };
+  const caller = request.caller!;
   const conditions: Condition[] = [
-    ...scope,
+    // For such callers the scope is the organisation alone (audit rows carry no API key column).
+    ...(caller.allWorkspaces
+      ? [sql`(a.organisation_id = ${caller.organisationId} or a.organisation_id is null)`]
+      : scope),
     ...timeConditions(request.fromMs, request.toMs, 'a', 'occurred_at'),
   ];
   const text = (values: readonly string[], column: string) => {
@@ -92,7 +97,7 @@ export function toAuditEvent(row: AuditRow): AuditEvent {
     schemaVersion: 1,
     id: row.id,
     occurredAtMs: row.occurred_at.getTime(),
-    organisationId: row.organisation_id,
+    organisationId: row.organisation_id ?? '',
     workspaceId: row.workspace_id ?? '',
     actor: {
       type: row.actor_type,

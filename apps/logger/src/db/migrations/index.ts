@@ -5,6 +5,7 @@ import * as requestLogs from './0002-request-logs.js';
 import * as records from './0003-records.js';
 import * as exportChunks from './0004-export-chunks.js';
 import * as usageLedgerCounterKeys from './0005-usage-ledger-counter-keys.js';
+import * as unattributedAudit from './0006-unattributed-audit.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
@@ -12,4 +13,5 @@ export const migrations: Migrations = {
   '0003-records': records,
   '0004-export-chunks': exportChunks,
   '0005-usage-ledger-counter-keys': usageLedgerCounterKeys,
+  '0006-unattributed-audit': unattributedAudit,
 };

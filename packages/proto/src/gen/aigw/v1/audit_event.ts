@@ -65,7 +65,10 @@ export interface AuditEvent {
   id: string;
   /** When the action happened. */
   occurredAtMs: number;
-  /** Organisation the action happened in. */
+  /**
+   * Organisation the action happened in; empty when it cannot be known (a refused token or invite
+   * accept whose organisation is unknown): the record is then stored unattributed.
+   */
   organisationId: string;
   /** Workspace the action happened in; empty for organisation-level actions. */
   workspaceId: string;
