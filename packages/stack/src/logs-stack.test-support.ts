@@ -28,7 +28,11 @@ export interface LogsStack {
   close(): Promise<void>;
 }
 
-export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixture }): Promise<LogsStack> {
+/** `gatewayEnv`: extra gateway settings (REDIS_URL for limits on a real Redis). */
+export async function startLogsStack(
+  fixtures: { pg: PgFixture; nats: NatsFixture },
+  gatewayEnv: Readonly<Record<string, string>> = {},
+): Promise<LogsStack> {
   const { pg, nats } = fixtures;
   const masterKey = randomBytes(32).toString('base64');
   const adminKey = `aigw_e2e_${randomBytes(24).toString('base64url')}`;
@@ -75,6 +79,7 @@ export async function startLogsStack(fixtures: { pg: PgFixture; nats: NatsFixtur
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
       REQUEST_EVENTS_SUBJECT: `${nats.prefix}.aigw.requests.v1`,
       EVENT_SPOOL_DIR: mkdtempSync(join(tmpdir(), 'aigw-logs-e2e-spool-')),
+      ...gatewayEnv,
     }),
   );
   await gateway.start();
