@@ -80,3 +80,14 @@ export async function estimateUsage(input: EstimateInput): Promise<Usage> {
     true,
   );
 }
+
+/**
+ * The fallback when only sizes are known (a body too large to keep, a non-text answer): about four
+ * bytes a token, marked estimated, and never zero for a non-empty body.
+ */
+export function estimateUsageFromSizes(requestBytes: number, responseBytes: number): Usage {
+  return completeUsage(
+    { inputTokens: Math.ceil(requestBytes / 4), outputTokens: Math.ceil(responseBytes / 4) },
+    true,
+  );
+}

@@ -6,7 +6,7 @@ import { bedrock } from './bedrock.js';
 import { gemini } from './gemini.js';
 import { bodyModel, obj, str, TEXT_PARTS, userTurnIn } from './json.js';
 import { openai } from './openai.js';
-import { forEachSseEvent } from './sse.js';
+import { forEachSseData, forEachSseEvent } from './sse.js';
 import type { Json, Usage, UsagePart, UserMessageAt, WireFormat } from './types.js';
 import { completeUsage, mergeUsage } from './usage.js';
 
@@ -16,24 +16,27 @@ export {
   encodingFor,
   estimateTokens,
   estimateUsage,
+  estimateUsageFromSizes,
   preloadTokenizers,
 } from './estimate.js';
-export { forEachSseEvent, parseSse, type SseEvent, SseReader } from './sse.js';
+export { bodyModel } from './json.js';
+export { forEachSseData, forEachSseEvent, parseSse, type SseEvent, SseReader } from './sse.js';
 export type { FormatId, Json, Usage, UsagePart, UserMessageAt, WireFormat } from './types.js';
 export { completeUsage, mergeUsage } from './usage.js';
 export { anthropic, bedrock, gemini, openai };
 
 /**
  * Any format, by shape: for callers that know no provider (a response read from its bytes only).
- * Anthropic's usage is tried before OpenAI's: both may say `input_tokens`, only Anthropic adds
- * cache counts outside it, and the Responses shape (with `input_tokens_details`) is left to OpenAI.
+ * OpenAI's usage is tried first (the most common); both it and Anthropic's may say `input_tokens`,
+ * and OpenAI's reader leaves usage with Anthropic's cache counts (kept outside `input_tokens`) to
+ * Anthropic's.
  */
 export const anyFormat: WireFormat = {
   id: 'any',
-  usage: (body) => anthropic.usage(body) ?? openai.usage(body) ?? bedrock.usage(body) ?? gemini.usage(body),
+  usage: (body) => openai.usage(body) ?? anthropic.usage(body) ?? bedrock.usage(body) ?? gemini.usage(body),
   eventUsage: (event) =>
-    anthropic.eventUsage(event) ??
     openai.eventUsage(event) ??
+    anthropic.eventUsage(event) ??
     bedrock.eventUsage(event) ??
     gemini.eventUsage(event),
   text: (body) => openai.text(body) ?? anthropic.text(body) ?? bedrock.text(body) ?? gemini.text(body),
@@ -140,10 +143,13 @@ export function jsonFacts(body: unknown, format: WireFormat = anyFormat): Answer
 /** Answer text of a parsed JSON answer (an array: its chunks' text, concatenated). */
 export function jsonText(body: unknown, format: WireFormat = anyFormat): string | undefined {
   if (Array.isArray(body)) {
-    let text = '';
+    // Undefined unless some item is an answer chunk: any other JSON array has no answer text.
+    let text: string | undefined;
     for (const item of body) {
       const event = obj(item);
-      if (event) text += format.eventText(event);
+      if (!event) continue;
+      const piece = format.eventText(event);
+      if (piece !== '' || format.text(event) !== undefined) text = (text ?? '') + piece;
     }
     return text;
   }
@@ -155,14 +161,13 @@ export function jsonText(body: unknown, format: WireFormat = anyFormat): string 
  * Whether an event's data may carry usage (`usage`, `usageMetadata`, Anthropic's `message`).
  * OpenAI puts `"usage":null` on every content chunk when include_usage is on: data whose every
  * `sage` sits in such a mention names none, and parsing it would yield nothing. Data with `\u`
- * escapes (a key could be spelled with them) is always parsed.
+ * escapes (a key could be spelled with them) is always parsed: `escapes` says whether the text
+ * holding the data has any (checked once per text by the caller).
  */
-export function mayCarryUsage(data: string): boolean {
-  const first = data.indexOf('sage');
-  if (first < 0) return data.includes('\\u');
-  if (!data.includes('"usage":null') || data.includes('\\u')) return true;
+export function mayCarryUsage(data: string, escapes = data.includes('\\u')): boolean {
+  if (escapes && data.includes('\\u')) return true;
   // `sage` sits 2 characters into `"usage":null`.
-  for (let at = first; at >= 0; at = data.indexOf('sage', at + 4)) {
+  for (let at = data.indexOf('sage'); at >= 0; at = data.indexOf('sage', at + 4)) {
     if (!data.startsWith('"usage":null', at - 2)) return true;
   }
   return false;
@@ -193,14 +198,16 @@ function opensObject(data: string): boolean {
  * are JSON-parsed: a stream has one usage event and dozens of content events.
  */
 export function streamFacts(body: string | Buffer, format: WireFormat = anyFormat): AnswerFacts {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const escapes = text.includes('\\u');
   const datas: string[] = [];
-  forEachSseEvent(body, (event) => datas.push(event.data), { dispatchAtEnd: true });
+  forEachSseData(text, (data) => datas.push(data), { dispatchAtEnd: true });
   // Walked last to first: the last event naming the model is the first one met.
   const parsed: Json[] = [];
   let model: string | undefined;
   for (let i = datas.length - 1; i >= 0; i--) {
     const data = datas[i] as string;
-    const usage = mayCarryUsage(data);
+    const usage = mayCarryUsage(data, escapes);
     const wantModel = model === undefined && data.includes('"model');
     if ((!usage && !wantModel) || !opensObject(data)) continue;
     const event = parseObject(data);

@@ -117,7 +117,6 @@ describe('StreamUsageStripper against the mock provider', () => {
         outputTokens: json.usage.completion_tokens,
         totalTokens: json.usage.total_tokens,
         cachedInputTokens: 0,
-        cacheWriteInputTokens: 0,
         estimated: false,
       };
       // Every single cut, and every byte on its own.

@@ -15,8 +15,12 @@ function usage(body: Json): UsagePart | undefined {
         cachedInputTokens: num(obj(u.prompt_tokens_details)?.cached_tokens),
       };
     }
-    // Responses: input_tokens includes the cached ones (input_tokens_details), unlike Anthropic's.
-    if ('input_tokens' in u || 'output_tokens' in u) {
+    // Responses: input_tokens includes the cached ones (input_tokens_details), unlike Anthropic's
+    // (whose cache counts sit beside it: that usage is Anthropic's, see anthropic.ts).
+    if (
+      ('input_tokens' in u || 'output_tokens' in u) &&
+      !('cache_read_input_tokens' in u || 'cache_creation_input_tokens' in u)
+    ) {
       return {
         inputTokens: num(u.input_tokens),
         outputTokens: num(u.output_tokens),

@@ -12,7 +12,8 @@ export interface Usage {
   outputTokens: number;
   totalTokens: number;
   cachedInputTokens: number;
-  cacheWriteInputTokens: number;
+  /** Present only when the provider reported prompt-cache writes (Anthropic, Bedrock). */
+  cacheWriteInputTokens?: number;
   /** True when counted by the gateway's tokenizer (estimate.ts), not reported by the provider. */
   estimated: boolean;
 }

@@ -20,12 +20,13 @@ export function mergeUsage(into: UsagePart, next: UsagePart): void {
 export function completeUsage(found: UsagePart, estimated = false): Usage {
   const input = found.inputTokens ?? 0;
   const output = found.outputTokens ?? 0;
-  return {
+  const usage: Usage = {
     inputTokens: input,
     outputTokens: output,
     totalTokens: Math.max(found.totalTokens ?? 0, input + output),
     cachedInputTokens: found.cachedInputTokens ?? 0,
-    cacheWriteInputTokens: found.cacheWriteInputTokens ?? 0,
     estimated,
   };
+  if (found.cacheWriteInputTokens) usage.cacheWriteInputTokens = found.cacheWriteInputTokens;
+  return usage;
 }

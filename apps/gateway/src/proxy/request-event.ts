@@ -1,6 +1,7 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
 import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
 import type { RequestAccess } from '../auth/index.js';
+import { bodyModel } from '../formats/index.js';
 import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from './capture.js';
@@ -70,8 +71,7 @@ function requestModel(contentType: string | undefined, body: Buffer | undefined)
 
 /** A parsed JSON request body's `model` as events report it ('' when it names none). */
 export function jsonModel(json: unknown): string {
-  const model = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
-  return typeof model === 'string' ? model.slice(0, 256) : '';
+  return bodyModel(json)?.slice(0, 256) ?? '';
 }
 
 /**
