@@ -18,17 +18,21 @@ describe('formatFor', () => {
     expect(formatFor('groq', '/chat/completions')).toBe(openai);
     expect(formatFor('azure-openai', '/openai/deployments/d/chat/completions')).toBe(openai);
     expect(formatFor('anthropic', '/v1/messages')).toBe(anthropic);
-    expect(formatFor('bedrock', '/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream')).toBe(bedrock);
+    expect(formatFor('bedrock', '/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream')).toBe(
+      bedrock,
+    );
     expect(formatFor('bedrock', '/model/anthropic.claude-3-haiku-20240307-v1:0/invoke')).toBe(anthropic);
     expect(formatFor('bedrock', '/model/us.anthropic.claude-3-haiku-20240307-v1:0/invoke')).toBe(anthropic);
     expect(formatFor('bedrock', '/model/meta.llama3-8b-instruct-v1:0/invoke')).toBe(bedrock);
-    expect(formatFor('vertex-ai', '/v1/projects/p/locations/l/publishers/google/models/g:generateContent')).toBe(
-      gemini,
+    expect(
+      formatFor('vertex-ai', '/v1/projects/p/locations/l/publishers/google/models/g:generateContent'),
+    ).toBe(gemini);
+    expect(
+      formatFor('vertex-ai', '/v1/projects/p/locations/l/publishers/anthropic/models/c:rawPredict'),
+    ).toBe(anthropic);
+    expect(formatFor('vertex-ai', '/v1/projects/p/locations/l/endpoints/openapi/chat/completions')).toBe(
+      openai,
     );
-    expect(formatFor('vertex-ai', '/v1/projects/p/locations/l/publishers/anthropic/models/c:rawPredict')).toBe(
-      anthropic,
-    );
-    expect(formatFor('vertex-ai', '/v1/projects/p/locations/l/endpoints/openapi/chat/completions')).toBe(openai);
   });
 });
 
@@ -58,7 +62,9 @@ describe('streamFacts', () => {
   });
 
   it('reads the usage of a stream that ends without its last blank line', () => {
-    expect(streamFacts('data: {"usage":{"prompt_tokens":2,"completion_tokens":1}}').usage?.totalTokens).toBe(3);
+    expect(streamFacts('data: {"usage":{"prompt_tokens":2,"completion_tokens":1}}').usage?.totalTokens).toBe(
+      3,
+    );
   });
 });
 
