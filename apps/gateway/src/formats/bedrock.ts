@@ -25,8 +25,17 @@ function converseUsage(body: Json): UsagePart | undefined {
 /** InvokeModel bodies of the non-Anthropic families, and the invocation metrics Bedrock appends. */
 function invokeUsage(body: Json): UsagePart | undefined {
   const metrics = obj(body['amazon-bedrock-invocationMetrics']);
-  if (metrics)
-    return { inputTokens: num(metrics.inputTokenCount), outputTokens: num(metrics.outputTokenCount) };
+  if (metrics) {
+    // Like Converse, the input count leaves out cache reads and writes.
+    const read = num(metrics.cacheReadInputTokenCount);
+    const write = num(metrics.cacheWriteInputTokenCount);
+    return {
+      inputTokens: num(metrics.inputTokenCount) + read + write,
+      outputTokens: num(metrics.outputTokenCount),
+      cachedInputTokens: read,
+      cacheWriteInputTokens: write,
+    };
+  }
   // Meta Llama.
   if ('prompt_token_count' in body || 'generation_token_count' in body) {
     return { inputTokens: num(body.prompt_token_count), outputTokens: num(body.generation_token_count) };

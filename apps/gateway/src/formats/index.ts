@@ -2,6 +2,7 @@
 // for OpenAI-compatible providers and callers that know neither), and reads usage, model and
 // answer text from JSON answers and event streams with it.
 import { anthropic } from './anthropic.js';
+import { eventStreamPayloads } from './aws-event-stream.js';
 import { bedrock } from './bedrock.js';
 import { gemini } from './gemini.js';
 import { bodyModel, obj, str, TEXT_PARTS, userTurnIn } from './json.js';
@@ -10,6 +11,7 @@ import { forEachSseData, forEachSseEvent } from './sse.js';
 import type { Json, Usage, UsagePart, UserMessageAt, WireFormat } from './types.js';
 import { completeUsage, mergeUsage } from './usage.js';
 
+export { eventStreamPayloads } from './aws-event-stream.js';
 export {
   type Encoding,
   type EstimateInput,
@@ -225,6 +227,14 @@ export function streamFacts(body: string | Buffer, format: WireFormat = anyForma
     }
   }
   return { usage: any ? completeUsage(found) : undefined, model };
+}
+
+/**
+ * Usage and model of a Bedrock AWS event stream (ConverseStream's `metadata` event, or the Claude
+ * events and invocation metrics of InvokeModelWithResponseStream), whole or its tail.
+ */
+export function awsEventStreamFacts(body: Buffer, format: WireFormat = bedrock): AnswerFacts {
+  return jsonFacts(eventStreamPayloads(body), format);
 }
 
 /** The answer text of an event stream: every event's text, in order. */

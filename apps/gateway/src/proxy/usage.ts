@@ -1,7 +1,13 @@
 // Token usage and the served model, read from a provider's JSON answer or from the final chunks of
-// its event stream (by shape: the formats module knows each provider's); estimated from sizes when
-// the provider reported none.
-import { estimateUsageFromSizes, jsonFacts, streamFacts, type Usage } from '../formats/index.js';
+// its event stream, SSE or Bedrock's AWS event stream (by shape: the formats module knows each
+// provider's); estimated from sizes when the provider reported none.
+import {
+  awsEventStreamFacts,
+  estimateUsageFromSizes,
+  jsonFacts,
+  streamFacts,
+  type Usage,
+} from '../formats/index.js';
 
 /** `inputTokens` includes cached and cache-write tokens (pricing's convention), whatever the
  *  provider's; `cacheWriteInputTokens` is there only when the provider reported cache writes. */
@@ -42,6 +48,8 @@ export function readResponseFacts(
   if (contentType?.startsWith('text/event-stream')) {
     return streamFacts(tail);
   }
+  // Bedrock's streams; the tail is enough (usage is in the last messages).
+  if (contentType?.startsWith('application/vnd.amazon.eventstream')) return awsEventStreamFacts(tail);
   if (!contentType?.includes('json')) return { usage: undefined, model: undefined };
   if (!head) return { usage: trailingUsage(tail.toString('utf8')), model: undefined };
   let body: unknown;
