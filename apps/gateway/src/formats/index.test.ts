@@ -9,6 +9,7 @@ import {
   jsonText,
   mayCarryUsage,
   openai,
+  requestText,
   streamFacts,
 } from './index.js';
 
@@ -86,5 +87,40 @@ describe('jsonText', () => {
     expect(anyFormat.text({ outputs: [{ text: 'mistral on bedrock', stop_reason: 'stop' }] })).toBe(
       'mistral on bedrock',
     );
+  });
+});
+
+describe('requestText', () => {
+  it('gathers every text a model reads, across formats', () => {
+    expect(
+      requestText({
+        model: 'm',
+        system: [{ type: 'text', text: 'sys' }],
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: [{ type: 'text', text: 'two' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: 'x' } },
+              { type: 'text', text: 'three' },
+            ],
+          },
+        ],
+        tools: [{ type: 'function', function: { name: 'f' } }],
+        temperature: 0.2,
+      }),
+    ).toBe('sys\none\ntwo\nthree\n[{"type":"function","function":{"name":"f"}}]');
+    expect(
+      requestText({
+        systemInstruction: { parts: [{ text: 'be brief' }] },
+        contents: [{ role: 'user', parts: [{ text: 'hi' }, { text: 'there' }] }],
+      }),
+    ).toBe('be brief\nhi\nthere');
+    expect(requestText({ model: 'gpt-3.5-turbo-instruct', prompt: ['a', 'b'] })).toBe('a\nb');
+    expect(requestText({ input: [{ role: 'user', content: [{ type: 'input_text', text: 'resp' }] }] })).toBe(
+      'resp',
+    );
+    expect(requestText('nope')).toBe('');
   });
 });

@@ -112,6 +112,42 @@ export function detectFormat(body: unknown): WireFormat | undefined {
   return undefined;
 }
 
+/** Every string under `value` (texts of parts, nested items), appended to `out`. */
+function collectText(value: unknown, out: string[]): void {
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectText(item, out);
+  else {
+    const o = obj(value);
+    if (!o) return;
+    if (typeof o.text === 'string') out.push(o.text);
+    else collectText(o.content ?? o.parts, out);
+  }
+}
+
+/**
+ * The text a model reads from a request, for the token estimate when the provider reported no
+ * usage: system prompts and instructions, every message's text parts (not only the last user
+ * turn), a prompt or input, and tool definitions as JSON (they are billed as input too).
+ */
+export function requestText(request: unknown): string {
+  const body = obj(request);
+  if (!body) return '';
+  const out: string[] = [];
+  for (const key of [
+    'system',
+    'instructions',
+    'systemInstruction',
+    'messages',
+    'contents',
+    'prompt',
+    'input',
+  ]) {
+    collectText(body[key], out);
+  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) out.push(JSON.stringify(body.tools));
+  return out.join('\n');
+}
+
 export interface AnswerFacts {
   usage: Usage | undefined;
   model: string | undefined;
