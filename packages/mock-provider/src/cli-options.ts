@@ -15,6 +15,7 @@ export const CLI_USAGE = `Usage: aigw-mock-provider [options]
   --stall-after-chunks <n>      stream n chunks, then stall
   --cut-after-chunks <n>        stream n chunks, then drop the connection
   --chunks <n>                  content chunks per stream
+  --omit-usage <0|1>            1: OpenAI chat answers carry no usage (include_usage ignored)
   --api-key <key>               accepted key (repeatable; default: any key)
   --max-recorded <n>            recorded requests kept (default 10000, 0: none)
   --aws-access-key-id <id>      SigV4 credentials for Bedrock routes
@@ -32,6 +33,7 @@ const KNOB_FLAGS = {
   'stall-after-chunks': 'stallAfterChunks',
   'cut-after-chunks': 'cutAfterChunks',
   chunks: 'chunks',
+  'omit-usage': 'omitUsage',
 } as const;
 
 export type CliCommand = { help: true } | { help: false; options: MockOptions };

@@ -12,6 +12,7 @@ export const DEFAULT_KNOBS: Readonly<MockKnobs> = Object.freeze({
   stallAfterChunks: undefined,
   cutAfterChunks: undefined,
   chunks: undefined,
+  omitUsage: 0,
 });
 
 /** Header name for each knob, in the order the README documents them. */
@@ -25,6 +26,7 @@ export const KNOB_HEADERS: Readonly<Record<keyof MockKnobs, string>> = Object.fr
   stallAfterChunks: 'x-mock-stall-after-chunks',
   cutAfterChunks: 'x-mock-cut-after-chunks',
   chunks: 'x-mock-chunks',
+  omitUsage: 'x-mock-omit-usage',
 });
 
 /** Header that scopes fail-first counters, so parallel tests do not share them. */

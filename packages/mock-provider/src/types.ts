@@ -27,6 +27,11 @@ export interface MockKnobs {
   cutAfterChunks: number | undefined;
   /** Number of content chunks a stream carries (default: one per word of the content). */
   chunks: number | undefined;
+  /**
+   * 1: OpenAI chat answers carry no usage at all, JSON or stream, and `include_usage` is ignored
+   * (as some self-hosted OpenAI-compatible servers do). 0 (default): usage as OpenAI reports it.
+   */
+  omitUsage: number;
 }
 
 /** A partial update of the knobs; `null` resets a knob to its default. */

@@ -18,6 +18,20 @@ describe('requestModel', () => {
     );
   });
 
+  it('reads a Gemini / Vertex model from the path when the body names none', () => {
+    expect(
+      requestModel(
+        '/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0-flash:streamGenerateContent',
+        'application/json',
+        undefined,
+        { contents: [] },
+      ),
+    ).toBe('gemini-2.0-flash');
+    expect(requestModel('/v1beta/models/gemini-1.5-pro:generateContent', undefined, undefined, {})).toBe(
+      'gemini-1.5-pro',
+    );
+  });
+
   it('is empty when the request names no model', () => {
     expect(requestModel('/files', 'application/json', undefined, { purpose: 'batch' })).toBe('');
     expect(requestModel('/models', undefined, undefined, undefined)).toBe('');

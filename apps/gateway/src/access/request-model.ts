@@ -1,8 +1,10 @@
 // The model a request asks for, where each API puts it: the JSON body's `model`, a multipart form's
-// `model` field (audio uploads), or Bedrock's `/model/<id>/...` path.
+// `model` field (audio uploads), or the path (Bedrock's `/model/<id>/...`, Gemini's
+// `models/<id>:generateContent`; the formats module reads bodies and paths).
+import { anyFormat, bodyModel } from '../formats/index.js';
+
 const MULTIPART_MODEL =
   /content-disposition:\s*form-data;\s*name="model"\r\n(?:[^\r\n]+\r\n)*\r\n([^\r\n]{1,256})\r\n/i;
-const BEDROCK_PATH = /^\/model\/([^/]{1,512})\//;
 
 export function requestModel(
   path: string,
@@ -10,22 +12,12 @@ export function requestModel(
   body: Buffer | undefined,
   json: unknown,
 ): string {
-  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
-    const model = (json as { model?: unknown }).model;
-    if (typeof model === 'string') return model;
-  }
+  const own = bodyModel(json);
+  if (own !== undefined) return own;
   if (body && contentType?.startsWith('multipart/form-data')) {
     // Form fields come before the file in what SDKs send: the head of the body is enough.
     const match = MULTIPART_MODEL.exec(body.subarray(0, 64 * 1024).toString('latin1'));
     if (match?.[1] !== undefined) return match[1];
   }
-  const bedrock = BEDROCK_PATH.exec(path);
-  if (bedrock?.[1] !== undefined) {
-    try {
-      return decodeURIComponent(bedrock[1]);
-    } catch {
-      return bedrock[1];
-    }
-  }
-  return '';
+  return anyFormat.requestModel(undefined, path) ?? '';
 }

@@ -1,11 +1,11 @@
 // Stage: a plain request's call: the provider's URL and headers, then the exchange, streamed both
 // ways (upstream/forward.ts), with what stream-usage.ts added taken back out of the answer.
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import { forward } from '../upstream/forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
-import { InjectedUsageFilter } from './stream-usage.js';
+import { injectedUsageFilter } from './stream-usage.js';
 
 export interface CallDeps {
   readonly idleTimeoutMs: number;
@@ -59,12 +59,8 @@ export async function callUpstream(
     // With usage asked for, the body stage captured what the client sent instead.
     requestSink: ctx.usageInjected ? undefined : ctx.facts.request,
     responseSink: ctx.facts.response,
-    responseFilter: ctx.usageInjected ? usageFilterFor : undefined,
+    responseFilter: ctx.usageInjected ? injectedUsageFilter : undefined,
   });
-}
-
-function usageFilterFor(headers: IncomingHttpHeaders) {
-  return headers['content-type']?.startsWith('text/event-stream') ? new InjectedUsageFilter() : undefined;
 }
 
 /** The admission's headers, then the trace id and provider (added in place: a spread was slower). */

@@ -1,6 +1,7 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
 import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
 import type { RequestAccess } from '../access/index.js';
+import { bodyModel } from '../formats/index.js';
 import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from '../upstream/capture.js';
@@ -39,9 +40,9 @@ export interface RequestFacts {
    */
   readonly usageCharges?: () => readonly UsageCharge[];
   /**
-   * Control-plane mode: the request's snapshot and organisation, which price its reported usage
-   * (the pricing row of the provider type and model that answered). Estimated usage is not priced,
-   * as budgets do not charge it.
+   * Control-plane mode: the request's snapshot and organisation, which price its usage (the pricing
+   * row of the provider type and model that answered): reported usage, and the tokenizer's estimate
+   * of a model call that reported none (pipeline/estimate-answer.ts), which budgets charge too.
    */
   readonly pricing?: Pick<RequestAccess, 'snapshot' | 'identity'>;
   /** The sealed response's facts when settle already read them (read here otherwise). */
@@ -70,8 +71,7 @@ function requestModel(contentType: string | undefined, body: Buffer | undefined)
 
 /** A parsed JSON request body's `model` as events report it ('' when it names none). */
 export function jsonModel(json: unknown): string {
-  const model = typeof json === 'object' && json !== null ? (json as { model?: unknown }).model : undefined;
-  return typeof model === 'string' ? model.slice(0, 256) : '';
+  return bodyModel(json)?.slice(0, 256) ?? '';
 }
 
 /**

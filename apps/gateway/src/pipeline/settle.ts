@@ -4,6 +4,7 @@
 import type { RequestEvent } from '@aigw/proto';
 import { settledUsage, usageOf } from '../limits/index.js';
 import { readResponseFacts } from '../upstream/usage.js';
+import { estimateAnswer, needsEstimate } from './estimate-answer.js';
 import type { RequestContext } from './request-context.js';
 import { buildRequestEvent } from './request-event.js';
 
@@ -16,6 +17,37 @@ export function settleAndPublish(ctx: RequestContext, publish: Publish): void {
   facts.response.seal();
   const outcome = ctx.result && { ...ctx.result };
   if (ctx.usage) facts.responseFacts = ctx.usage;
+  if (ctx.kind === 'http' && !ctx.heldAnswer && outcome) {
+    const read =
+      facts.responseFacts ??
+      readResponseFacts(
+        outcome.responseHeaders['content-type'],
+        facts.response.complete(),
+        facts.response.tail(),
+      );
+    facts.responseFacts = read;
+    if (needsEstimate(ctx, read)) {
+      // The tokenizer may still be loading: settle and publish once the estimate is made.
+      estimateAnswer(ctx, read).then(
+        (estimated) => {
+          facts.responseFacts = estimated;
+          finish(ctx, publish, outcome, completedAt);
+        },
+        () => finish(ctx, publish, outcome, completedAt),
+      );
+      return;
+    }
+  }
+  finish(ctx, publish, outcome, completedAt);
+}
+
+function finish(
+  ctx: RequestContext,
+  publish: Publish,
+  outcome: RequestContext['result'],
+  completedAt: number,
+): void {
+  const { facts } = ctx;
   const admission = ctx.admission;
   if (ctx.kind === 'realtime') {
     // Each turn was charged as it ended (realtime-session.ts): the last admission only releases.

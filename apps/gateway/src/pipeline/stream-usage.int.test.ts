@@ -87,4 +87,68 @@ describe('stream usage the client did not ask for', () => {
     expect(statuses.slice(5).every((s) => s === 412)).toBe(true);
     expect(charged).toBe(30);
   });
+
+  test('a provider that reports no usage at all: the tokenizer estimates it, marked estimated, priced and charged', async ({
+    redis,
+  }) => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const int = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    const { limits } = makeLimits(redis.client);
+    gw = await startControlPlaneGateway([], {}, {}, limits);
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws),
+      integration(int, org, {
+        credentials: { api_key: 'sk-managed' },
+        options: { custom_host: `${gw.mock.url}/v1` },
+      }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      gpt4oPrice(),
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 12,
+          conditions: [{ key: 'workspace_id', value: ws }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const current = gw;
+    const call = (n: number, stream: boolean) =>
+      fetch(`${current.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key,
+          'x-service-provider': '@openai-prod',
+          'x-service-trace-id': `silent-${n}`,
+          // The mock answers like a self-hosted server that never reports usage.
+          'x-mock-omit-usage': '1',
+        },
+        body: JSON.stringify({
+          model: 'gpt-4o',
+          messages: [{ role: 'user', content: 'three little words' }],
+          stream,
+        }),
+      });
+    const first = await call(0, true);
+    expect(first.status).toBe(200);
+    expect(await first.text()).not.toContain('usage');
+    const streamed = await current.eventFor('silent-0');
+    // o200k_base: "three little words" is 3 tokens in and 3 out; nothing reported, so estimated.
+    expect(streamed.tokens).toMatchObject({ inputTokens: 3, outputTokens: 3, estimated: true });
+    expect(streamed.cost?.amountMicros).toBeGreaterThan(0);
+    expect(streamed.usageCharges[0]?.amount).toBe(6);
+    const plain = await call(1, false);
+    expect(plain.status).toBe(200);
+    await plain.text();
+    const json = await current.eventFor('silent-1');
+    expect(json.tokens).toMatchObject({ inputTokens: 3, outputTokens: 3, estimated: true });
+    expect(json.cost?.amountMicros).toBeGreaterThan(0);
+    // 12 tokens charged by the estimates: the budget is used up.
+    expect((await call(2, true)).status).toBe(412);
+  });
 });

@@ -82,6 +82,21 @@ describe('streamText', () => {
     ).toBe('ab');
   });
 
+  it('reads events whose data spans several lines, CR line ends and Responses API deltas', () => {
+    expect(streamText('data: {"choices":[{"delta":\ndata: {"content":"multi"}}]}\r\rdata: [DONE]\r\r')).toBe(
+      'multi',
+    );
+    const responses = [
+      'event: response.output_text.delta',
+      'data: {"type":"response.output_text.delta","delta":"Hi"}',
+      '',
+      'event: response.output_text.delta',
+      'data: {"type":"response.output_text.delta","delta":" you"}',
+      '',
+    ].join('\r\n');
+    expect(streamText(responses)).toBe('Hi you');
+  });
+
   it('knows an event stream by its content type', () => {
     expect(isEventStream('text/event-stream; charset=utf-8')).toBe(true);
     expect(isEventStream('application/json')).toBe(false);

@@ -36,8 +36,8 @@ export interface ForwardRequest {
 
 /** Bytes in, bytes out, chunk by chunk; `end` returns what was held back. */
 export interface ResponseFilter {
-  push(chunk: Buffer): Buffer;
-  end(): Buffer;
+  push(chunk: Buffer): readonly Buffer[];
+  end(): readonly Buffer[];
 }
 
 export interface ForwardResult {
@@ -151,9 +151,10 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         result.responseBytes += chunk.length;
         fr.responseSink?.push(chunk);
         if (res.destroyed) return;
-        const out = filter ? filter.push(chunk) : chunk;
-        if (out.length === 0) return;
-        if (!res.write(out) && !paused) {
+        let flushed = true;
+        if (filter) for (const part of filter.push(chunk)) flushed = res.write(part) && flushed;
+        else flushed = res.write(chunk);
+        if (!flushed && !paused) {
           paused = true;
           upRes.pause();
           res.once('drain', drained);
@@ -161,9 +162,8 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       });
       upRes.once('end', () => {
         if (res.destroyed) return;
-        const rest = filter?.end();
-        if (rest && rest.length > 0) res.end(rest);
-        else res.end();
+        if (filter) for (const part of filter.end()) res.write(part);
+        res.end();
       });
       upRes.on('aborted', () => {
         result.error ??= {

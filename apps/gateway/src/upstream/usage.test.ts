@@ -159,6 +159,61 @@ describe('readResponseFacts', () => {
     }
   });
 
+  it('reads an event whose JSON spans several data: lines, and CR or CRLF line ends', () => {
+    const multiline = [
+      'data: {"model":"gpt-x","choices":[],',
+      'data: "usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}',
+      '',
+      'data: [DONE]',
+      '',
+    ].join('\n');
+    const expected = {
+      model: 'gpt-x',
+      usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
+    };
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(multiline))).toEqual(expected);
+    for (const eol of ['\r', '\r\n']) {
+      const stream = `: comment${eol}${multiline.split('\n').join(eol)}`;
+      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual(expected);
+    }
+  });
+
+  it('counts Anthropic prompt-cache reads and writes inside inputTokens, as pricing expects', () => {
+    const body = json({
+      type: 'message',
+      model: 'claude-x',
+      usage: {
+        input_tokens: 20,
+        cache_read_input_tokens: 100,
+        cache_creation_input_tokens: 30,
+        output_tokens: 5,
+      },
+    });
+    expect(readResponseFacts('application/json', body, Buffer.alloc(0)).usage).toEqual({
+      inputTokens: 150,
+      outputTokens: 5,
+      totalTokens: 155,
+      cachedInputTokens: 100,
+      cacheWriteInputTokens: 30,
+      estimated: false,
+    });
+  });
+
+  it("reads Gemini's streamGenerateContent answer without alt=sse (a JSON array of chunks)", () => {
+    const chunks = json([
+      { candidates: [{ content: { parts: [{ text: 'a' }] } }], usageMetadata: { promptTokenCount: 4 } },
+      {
+        candidates: [{ content: { parts: [{ text: 'b' }] } }],
+        usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, totalTokenCount: 6 },
+        modelVersion: 'gemini-2.0-flash',
+      },
+    ]);
+    expect(readResponseFacts('application/json', chunks, Buffer.alloc(0))).toEqual({
+      model: 'gemini-2.0-flash',
+      usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6, cachedInputTokens: 0, estimated: false },
+    });
+  });
+
   it('finds usage at the end of a JSON body too large to keep whole', () => {
     const capture = new BodyCapture(1024);
     const body = json({

@@ -72,6 +72,7 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
   const usage = chatUsage(promptTokens, countTokens(text) * choices);
   const base = { id: randomId('chatcmpl-'), created: nowSeconds(), model, system_fingerprint: 'fp_mock' };
 
+  const omitUsage = ctx.knobs.omitUsage > 0;
   if (body.stream !== true) {
     sendJson(ctx, 200, {
       ...base,
@@ -83,13 +84,13 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
         finish_reason: finishReason,
         ...options.extraChoiceFields,
       })),
-      usage,
+      ...(omitUsage ? {} : { usage }),
       ...options.extraFields,
     });
     return;
   }
 
-  const withUsage = includeUsage(body);
+  const withUsage = includeUsage(body) && !omitUsage;
   const chunk = (choiceList: unknown[]) =>
     sseFrame({
       ...base,
