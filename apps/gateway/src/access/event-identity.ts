@@ -1,7 +1,7 @@
 // What a request event records of the caller and the saved entities a request used.
 import type { RequestEvent } from '@aigw/proto';
+import type { AccessRoute, RequestAccess } from './access-types.js';
 import type { ManagedRef } from './managed-provider.js';
-import type { AccessRoute, RequestAccess } from './request-access.js';
 
 export type EventIdentity = Pick<
   RequestEvent,

@@ -1,6 +1,14 @@
 // Public surface of control-plane access: who calls (API key or JWT, from the snapshot) and what the
 // snapshot lets them reach (managed providers, virtual keys, saved configs and guardrails, the limit
 // subject of a request).
+
+export type {
+  AccessRoute,
+  LeafResolver,
+  RequestAccess,
+  TargetLimitScope,
+  TargetOf,
+} from './access-types.js';
 export { type Authenticate, createAuthenticate, hashApiKey } from './authenticate.js';
 export { type CredentialRoute, credentialRoute } from './credential-route.js';
 export { CredentialStore, type ProviderCredentials } from './credentials.js';
@@ -19,18 +27,13 @@ export {
 export {
   type AccessDeps,
   type AccessResolver,
-  type AccessRoute,
   accessFromConfig,
   createRequestAccess,
-  type LeafResolver,
-  type RequestAccess,
 } from './request-access.js';
 export { requestModel } from './request-model.js';
 export { type SavedConfig, SavedConfigs } from './saved-config.js';
 export { resolveGuardrailRefs, savedGuardrailIds } from './saved-guardrails.js';
 export {
-  type TargetLimitScope,
-  type TargetOf,
   type TargetPolicyView,
   targetLimitScope,
   targetPolicyView,

@@ -1,8 +1,8 @@
 // What the limits engine matches a control-plane request's policies on (its LimitSubject): who
 // calls, through which provider, model, config and virtual key, with which metadata.
 import type { LimitSubject } from '../limits/index.js';
+import type { RequestAccess } from './access-types.js';
 import { managedRef } from './event-identity.js';
-import type { RequestAccess } from './request-access.js';
 
 /**
  * `provider`: the provider type chosen by the headers. A config request's subject names no provider

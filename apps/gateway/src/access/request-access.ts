@@ -2,21 +2,21 @@
 // where the request goes (saved or inline config with its saved guardrails, `@slug`, virtual key, or
 // the provider headers).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { NormalisedConfig } from '@aigw/config-schema';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
 import type { Logger } from '@aigw/runtime';
 import { gatewayErrorWithHeaders } from '../errors.js';
 import { parseInlineConfig } from '../request/config-header.js';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import type { Snapshot, SnapshotSource } from '../snapshot/index.js';
+import type { AccessRoute, RequestAccess } from './access-types.js';
 import { createAuthenticate } from './authenticate.js';
 import { credentialRoute } from './credential-route.js';
 import { CredentialStore } from './credentials.js';
 import { type Identity, mergedMetadata } from './identity.js';
 import { createManagedResolver, type ManagedRequest, type ManagedTarget } from './managed-provider.js';
-import { type SavedConfig, SavedConfigs } from './saved-config.js';
+import { SavedConfigs } from './saved-config.js';
 import { resolveGuardrailRefs } from './saved-guardrails.js';
-import { type TargetLimitScope, type TargetOf, targetLimitScope } from './target-limits.js';
+import { targetLimitScope } from './target-limits.js';
 
 export interface AccessDeps {
   readonly snapshots: SnapshotSource;
@@ -24,36 +24,6 @@ export interface AccessDeps {
   readonly jwt: JwtVerifier | null;
   readonly masterKey: string | undefined;
   readonly log: Logger;
-}
-
-export type AccessRoute =
-  | { readonly kind: 'config'; readonly config: NormalisedConfig; readonly saved: SavedConfig | undefined }
-  | { readonly kind: 'managed'; readonly target: ManagedTarget }
-  /** Provider name with the client's own credential (spec 5.1 b and d): the standalone path. */
-  | { readonly kind: 'headers' };
-
-/** How config leaves reach managed providers (routing/leaf-target.ts). */
-export interface LeafResolver {
-  /** The `@slug` or virtual key the request headers named, for leaves that name no provider. */
-  readonly fromHeaders: ManagedTarget | undefined;
-  /** A leaf's own `provider: "@slug"` or `virtual_key`, in the request's workspace. */
-  resolve(request: ManagedRequest): ManagedTarget;
-  /**
-   * What a config target's own limits are admitted with (auth/target-limits.ts); undefined when
-   * nothing depends on the target (no target policy, no own limits of its provider or virtual key).
-   */
-  targetLimits(target: TargetOf, model: string): TargetLimitScope | undefined;
-}
-
-export interface RequestAccess {
-  readonly snapshot: Snapshot;
-  readonly identity: Identity;
-  /** Organisation, workspace and key default metadata under the request's own. */
-  readonly metadata: Readonly<Record<string, string>>;
-  /** False when the workspace disabled body logging. */
-  readonly captureBodies: boolean;
-  readonly route: AccessRoute;
-  readonly leaves: LeafResolver;
 }
 
 /**

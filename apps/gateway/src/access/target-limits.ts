@@ -5,21 +5,8 @@ import type { Entity } from '@aigw/proto';
 import { EntityKind } from '@aigw/proto';
 import type { LimitSubject } from '../limits/index.js';
 import { Snapshot } from '../snapshot/index.js';
+import type { RequestAccess, TargetLimitScope, TargetOf } from './access-types.js';
 import { limitSubject } from './limit-subject.js';
-import type { ManagedRef } from './managed-provider.js';
-import type { RequestAccess } from './request-access.js';
-
-/** The target an attempt calls: its provider type and, when managed, its `@slug` or virtual key. */
-export interface TargetOf {
-  readonly providerType: string;
-  readonly ref: ManagedRef | undefined;
-}
-
-export interface TargetLimitScope {
-  /** The request's snapshot restricted to target policies (and the prices estimates need). */
-  readonly snapshot: Snapshot;
-  readonly subject: LimitSubject;
-}
 
 /** Policy condition keys whose value is the target's: such policies are decided per target. */
 const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key']);

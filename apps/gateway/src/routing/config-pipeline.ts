@@ -24,9 +24,9 @@ import {
 import { LIMITS_DEGRADED_HEADER } from '../limits/index.js';
 import { H } from '../request/service-headers.js';
 import type { ChunkSink } from '../upstream/capture.js';
+import type { ConfigRequest } from './config-request.js';
 import {
   type AttemptRecord,
-  type ConfigRequest,
   type GuardrailRun,
   type LeafCallDeps,
   LeafCaller,

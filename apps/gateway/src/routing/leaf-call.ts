@@ -1,7 +1,6 @@
 // One call of a config leaf as the strategy sees it. Once per leaf: its target (provider, custom
 // host, override_params), its cache lookup and its input guardrails; then per call: the upstream
 // exchange up to the answer's head, or the whole answer when guardrails must read it.
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigNode, Guardrail } from '@aigw/config-schema';
 import { AppError } from '@aigw/runtime';
 import type { ManagedRef } from '../access/index.js';
@@ -14,8 +13,8 @@ import {
   isGuardrailRunnerDisabled,
 } from '../guardrails/index.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
-import type { CacheHeaders } from './cache-headers.js';
-import { type HeaderProvider, leafTarget } from './leaf-target.js';
+import type { ConfigRequest } from './config-request.js';
+import { leafTarget } from './leaf-target.js';
 import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream.js';
 import type { StrategyOutcome } from './strategy.js';
 import { isEventStream, streamText } from './stream-text.js';
@@ -56,26 +55,6 @@ export interface LeafCallDeps {
   readonly idleTimeoutMs: number;
   /** Largest answer read whole for guardrails. */
   readonly maxAnswerBytes: number;
-}
-
-/** The request as the gateway read it (once) for a config. */
-export interface ConfigRequest {
-  readonly method: string;
-  /** Below `/v1`, without the query. */
-  readonly path: string;
-  /** `?...` or ''. */
-  readonly search: string;
-  readonly headers: IncomingHttpHeaders;
-  readonly headerProvider: HeaderProvider;
-  readonly metadata: Readonly<Record<string, string>>;
-  readonly cacheHeaders: CacheHeaders;
-  readonly body: Buffer;
-  /** The parsed body when it is JSON. */
-  readonly json: unknown;
-  /** Aborted when the client went away. */
-  readonly signal: AbortSignal;
-  /** Control-plane mode with limits: each call of a target admits that target's own limits. */
-  readonly targetLimits?: TargetAdmissions | undefined;
 }
 
 /** A leaf ready to be called. */

@@ -5,7 +5,7 @@ import type { LookupFunction } from 'node:net';
 import type { EffectiveSettings } from '@aigw/config-schema';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
-import type { ConfigRequest } from './leaf-call.js';
+import type { ConfigRequest } from './config-request.js';
 import type { LeafTarget } from './leaf-target.js';
 
 export interface UpstreamPlan {
