@@ -41,7 +41,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|node_modules|coverage)/|\\.d\\.ts$' },
+    exclude: { path: '(^|/)(dist|node_modules|coverage|testdata)/|\\.d\\.ts$' },
     // Type-only imports count: a cycle through types is still a cycle of knowledge.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },

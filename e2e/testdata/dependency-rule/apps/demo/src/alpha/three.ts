@@ -1,0 +1,2 @@
+// Fixture: a leaf of alpha.
+export const three = 3;
