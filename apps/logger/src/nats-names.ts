@@ -1,6 +1,6 @@
 // Stream and subject names under NATS_NAMESPACE, the same rule as the control plane's
 // (`<ns>_AIGW_REQUESTS`, `<ns>.aigw.requests.v1`), so that installations can share one NATS.
-import { STREAMS } from '@aigw/proto';
+import { namespacedStream, namespacedSubject, STREAMS } from '@aigw/proto';
 import type { StreamSpec } from '@aigw/runtime';
 
 const DAY_MS = 86_400_000;
@@ -15,8 +15,8 @@ export interface LoggerStreams {
 
 export function loggerStreams(namespace?: string): LoggerStreams {
   const named = (spec: { name: string; subjects: readonly string[] }): StreamSpec => ({
-    name: namespace ? `${namespace}_${spec.name}` : spec.name,
-    subjects: spec.subjects.map((s) => (namespace ? `${namespace}.${s}` : s)),
+    name: namespacedStream(spec.name, namespace),
+    subjects: spec.subjects.map((s) => namespacedSubject(s, namespace)),
     maxAgeMs: LOGGER_STREAM_MAX_AGE_MS,
   });
   return { requests: named(STREAMS.requests), audit: named(STREAMS.audit), alerts: named(STREAMS.alerts) };

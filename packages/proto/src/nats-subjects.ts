@@ -58,3 +58,16 @@ export function entityKindFromSubject(subject: string): EntityKind | undefined {
   const kind = (EntityKind as unknown as Record<string, EntityKind | undefined>)[token.toUpperCase()];
   return kind !== undefined && isEntityKind(kind) ? kind : undefined;
 }
+
+/**
+ * A subject under NATS_NAMESPACE (`<ns>.<subject>`), so that installations or test runs can share
+ * one NATS; the subject itself when there is no namespace. Producers and consumers must agree.
+ */
+export function namespacedSubject(subject: string, namespace: string | undefined): string {
+  return namespace ? `${namespace}.${subject}` : subject;
+}
+
+/** A stream name under NATS_NAMESPACE (`<ns>_<name>`): stream names cannot hold dots. */
+export function namespacedStream(name: string, namespace: string | undefined): string {
+  return namespace ? `${namespace}_${name}` : name;
+}

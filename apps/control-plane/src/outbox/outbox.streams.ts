@@ -1,5 +1,11 @@
 // The streams the outbox relay publishes to, and which stream and NATS subject an outbox row goes to.
-import { AUDIT_SUBJECT, CHANGES_SUBJECT_PREFIX, STREAMS } from '@aigw/proto';
+import {
+  AUDIT_SUBJECT,
+  CHANGES_SUBJECT_PREFIX,
+  namespacedStream,
+  namespacedSubject,
+  STREAMS,
+} from '@aigw/proto';
 import { ensureStreams, type StreamsManager } from '@aigw/runtime';
 
 const HOUR_MS = 3_600_000;
@@ -25,9 +31,7 @@ export function natsRoute(subject: string, namespace?: string): NatsRoute {
       ? STREAMS.audit.name
       : undefined;
   if (stream === undefined) throw new Error(`no stream captures outbox subject ${subject}`);
-  return namespace
-    ? { subject: `${namespace}.${subject}`, stream: `${namespace}_${stream}` }
-    : { subject, stream };
+  return { subject: namespacedSubject(subject, namespace), stream: namespacedStream(stream, namespace) };
 }
 
 /**
@@ -41,8 +45,8 @@ export async function ensureControlPlaneStreams(
   namespace?: string,
 ): Promise<void> {
   const named = (spec: { name: string; subjects: readonly string[] }, maxAgeMs: number) => ({
-    name: namespace ? `${namespace}_${spec.name}` : spec.name,
-    subjects: spec.subjects.map((s) => (namespace ? `${namespace}.${s}` : s)),
+    name: namespacedStream(spec.name, namespace),
+    subjects: spec.subjects.map((s) => namespacedSubject(s, namespace)),
     maxAgeMs,
   });
   await ensureStreams(jsm, [named(STREAMS.changes, CHANGES_MAX_AGE_MS)], replicas);

@@ -1,13 +1,13 @@
 // Publishes usage-limit alert transitions (UsageAlertEvent) to JetStream for the logger, off the
 // request path. Nats-Msg-Id = the alert id, so two replicas reporting one transition store once.
-import { ALERTS_SUBJECT, UsageAlertEvent } from '@aigw/proto';
+import { ALERTS_SUBJECT, namespacedSubject, UsageAlertEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import { jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
 
 /** `<namespace>.aigw.alerts.v1`, the subject the logger's AIGW_ALERTS stream captures. */
 export function alertsSubject(namespace: string | undefined): string {
-  return namespace ? `${namespace}.${ALERTS_SUBJECT}` : ALERTS_SUBJECT;
+  return namespacedSubject(ALERTS_SUBJECT, namespace);
 }
 
 /**

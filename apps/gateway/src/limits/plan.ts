@@ -4,6 +4,8 @@
 // so one Lua call can read and charge all of them on a Redis Cluster too.
 import { createHash } from 'node:crypto';
 import {
+  budgetKeyPrefix,
+  counterTag,
   type Entity,
   EntityKind,
   EntityStatus,
@@ -152,7 +154,7 @@ export function instantiate(template: PlanTemplate, nowMs: number, estimate: Pla
 export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: PlanFlags): PlanTemplate {
   const rates = new Map<string, RateItem>();
   const budgets: BudgetSlot[] = [];
-  const tag = `lim:{${subject.organisationId}}`;
+  const tag = counterTag(subject.organisationId);
   const addRate = (item: RateItem) => {
     const held = rates.get(item.key);
     // Two equal limits on one entity share a counter: keep the stricter, charge once.
@@ -215,7 +217,7 @@ export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: P
       const type = usageType(limit.type);
       if (!type) continue;
       budgets.push({
-        prefix: `${tag}:u:${scope}:${type}:`,
+        prefix: budgetKeyPrefix(subject.organisationId, scope, type),
         type,
         limit: limit.creditLimit,
         threshold: limit.alertThreshold,

@@ -2,7 +2,12 @@
 // subscription delivering what is published from now on. JetStream keeps the stream for other
 // readers; the gateway needs no replay because every gap (reconnect, dropped message) is answered
 // with a full snapshot refetch.
-import { CHANGES_SUBJECT_WILDCARD, ChangeEvent, isSupportedSchemaVersion } from '@aigw/proto';
+import {
+  CHANGES_SUBJECT_WILDCARD,
+  ChangeEvent,
+  isSupportedSchemaVersion,
+  namespacedSubject,
+} from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { NatsConnection, Subscription } from '@nats-io/nats-core';
 
@@ -26,7 +31,7 @@ export interface ChangeFeed {
 }
 
 export function changeSubjectWildcard(namespace?: string): string {
-  return namespace ? `${namespace}.${CHANGES_SUBJECT_WILDCARD}` : CHANGES_SUBJECT_WILDCARD;
+  return namespacedSubject(CHANGES_SUBJECT_WILDCARD, namespace);
 }
 
 export function openChangeFeed(options: ChangeFeedOptions): ChangeFeed {

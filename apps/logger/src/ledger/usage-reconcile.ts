@@ -4,6 +4,7 @@
 // gateway's usage_charges name their counters (policies per group, every period kind); rows derived
 // the old way get the entity keys the gateway uses (docs/limits.md "Budget counters for the
 // logger's reconciliation").
+import { entityBudgetKey } from '@aigw/proto';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import type { LogsDatabase } from '../db/schema.js';
@@ -30,12 +31,18 @@ const EXPIRY_GRACE_MS = 86_400_000;
 
 export type UsageMeasure = 'cost' | 'tokens';
 
-/** `lim:{<organisation>}:u:<kind>:<entity id>:<cost|tokens>:<period start ms>`, as the gateway keys it. */
+/** The gateway's budget counter of a ledger row (the key format is the contract in @aigw/proto). */
 export function usageCounterKey(
   entry: { organisation_id: string; entity_kind: string; entity_id: string; period_start: Date },
   measure: UsageMeasure,
 ): string {
-  return `lim:{${entry.organisation_id}}:u:${entry.entity_kind}:${entry.entity_id}:${measure}:${entry.period_start.getTime()}`;
+  return entityBudgetKey(
+    entry.organisation_id,
+    entry.entity_kind,
+    entry.entity_id,
+    measure,
+    entry.period_start.getTime(),
+  );
 }
 
 type LedgerRow = {
