@@ -70,7 +70,9 @@ describe('signSigV4 against the AWS test suite', () => {
 
   it('derives the documented signing key chain (date, region, service, aws4_request)', async () => {
     const key = await signingKey(SUITE.credentials.secretAccessKey, '20150830', 'us-east-1', 'service');
-    expect(Buffer.from(key).toString('hex')).toBe('938127b5336810ddb6a5d6af445fcac9e371f9ed418ed386b022aed82901be75');
+    expect(Buffer.from(key).toString('hex')).toBe(
+      '938127b5336810ddb6a5d6af445fcac9e371f9ed418ed386b022aed82901be75',
+    );
   });
 });
 
@@ -126,7 +128,9 @@ describe('canonical forms', () => {
   });
 
   it('refuses to sign without a host header', async () => {
-    await expect(signSigV4({ ...SUITE, method: 'GET', path: '/', query: '', headers: {} })).rejects.toThrow(/host/);
+    await expect(signSigV4({ ...SUITE, method: 'GET', path: '/', query: '', headers: {} })).rejects.toThrow(
+      /host/,
+    );
   });
 });
 

@@ -53,7 +53,12 @@ export function sha256Hex(data: string | Uint8Array): string {
 }
 
 /** The documented key chain (date, region, service, `aws4_request`), as the SDK derives and caches it. */
-export function signingKey(secret: string, day: string, region: string, service: string): Promise<Uint8Array> {
+export function signingKey(
+  secret: string,
+  day: string,
+  region: string,
+  service: string,
+): Promise<Uint8Array> {
   return getSigningKey(sha256, { accessKeyId: '', secretAccessKey: secret }, day, region, service);
 }
 
@@ -65,7 +70,9 @@ class RecordingSigner extends SignatureV4 {
   canonicalRequest = '';
   stringToSign = '';
 
-  protected override createCanonicalRequest(...args: Parameters<SignatureV4['createCanonicalRequest']>): string {
+  protected override createCanonicalRequest(
+    ...args: Parameters<SignatureV4['createCanonicalRequest']>
+  ): string {
     this.canonicalRequest = super.createCanonicalRequest(...args);
     return this.canonicalRequest;
   }
