@@ -47,8 +47,6 @@ const OPTIONS: Options = {
   strictRequired: false,
   // `format` is an annotation here: no format vocabulary is loaded, and none is checked.
   validateFormats: false,
-  // A schema's `$id` must not register it in the shared instance (ids would collide across configs).
-  addUsedSchema: false,
   // Members inherited from a prototype never count as present.
   ownProperties: true,
   // No `loadSchema`: compile() never fetches, so a remote `$ref` is a compile error.
@@ -76,7 +74,7 @@ function compile(schema: unknown): Compiled {
   let compiled = byText.get(text);
   if (!compiled) {
     if (byText.size >= MAX_CACHED_SCHEMAS) {
-      // ajv keeps every schema it compiled: a fresh instance lets the old ones go.
+      // Compiled schemas are unregistered, but a fresh instance also drops anything ajv kept.
       byText.clear();
       engines = newEngines();
     }
@@ -97,8 +95,14 @@ function compileFresh(schema: unknown): Compiled {
   const declared = typeof schema === 'object' ? (schema as { $schema?: unknown }).$schema : undefined;
   const ajv = declared === DRAFT_2020 ? engines.draft2020 : engines.draft7;
   try {
-    return { validate: ajv.compile(schema as object | boolean) };
+    const validate = ajv.compile(schema as object | boolean);
+    // Registered while compiling (a root `$ref: "#"` needs that), then dropped: `$id`s must not collide
+    // across configs, and ajv must not keep every schema it saw. The validator keeps what it needs.
+    if (typeof schema === 'object') ajv.removeSchema(schema);
+    return { validate };
   } catch (err) {
+    // Whatever a failed compile left registered goes with the instance.
+    engines = newEngines();
     return { error: (err as Error).message };
   }
 }

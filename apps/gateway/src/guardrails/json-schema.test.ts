@@ -135,6 +135,17 @@ describe('validateJsonSchema', () => {
     expect(validate([1, 'x'], schema)).toEqual([{ path: '/1', message: 'must be number' }]);
   });
 
+  it('follows a recursive $ref to the root', () => {
+    const tree = { type: 'array', items: { anyOf: [{ type: 'integer' }, { $ref: '#' }] } };
+    expect(validate([1, [2, [3]]], tree)).toEqual([]);
+    expect(paths([1, [2, ['x']]], tree)).toContain('/1/1/0');
+  });
+
+  it('throws, rather than answering, when recursion over absurdly deep JSON overflows the stack', () => {
+    const deep = JSON.parse(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+    expect(() => validate(deep, { type: 'array', items: { $ref: '#' } })).toThrow(RangeError);
+  });
+
   it('lets two schemas share an $id: ids are not registered across schemas', () => {
     expect(validate({}, { $id: 'https://example.com/s', type: 'object' })).toEqual([]);
     expect(validate({}, { $id: 'https://example.com/s', type: 'string' })).toHaveLength(1);
