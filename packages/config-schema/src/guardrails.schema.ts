@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { headerName, httpUrl, slug } from './formats.js';
 import { describeType, type IssueSink, isPlainObject, type Segment } from './issues.js';
-import { jsonObject } from './json-data.js';
+import { jsonDataProblem, jsonObject } from './json-data.js';
+import { checkJsonSchema } from './json-schema.js';
 import { checkRegex } from './safe-regex.js';
 import { validateWith } from './zod-issues.js';
 
@@ -12,7 +13,16 @@ export const MAX_CHECKS = 20;
 /** Spec part 8: a third-party guardrail call times out after 10 s unless told otherwise. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** A pattern that compiles and passes the ReDoS heuristic (safe-regex.ts). */
+/** A JSON Schema that ajv compiles with the gateway's options (json-schema.ts). */
+const usableJsonSchema = jsonObject.superRefine((schema, ctx) => {
+  // Data that is not plain JSON of bounded depth was reported already, and is not compiled.
+  if (jsonDataProblem(schema) !== undefined) return;
+  const verdict = checkJsonSchema(schema);
+  if (!verdict.ok)
+    ctx.addIssue({ code: 'custom', message: verdict.message, params: { code: 'invalid_json_schema' } });
+});
+
+/** A pattern that RE2 runs within the size limit (safe-regex.ts). */
 export const safePattern = z.string().superRefine((pattern, ctx) => {
   const verdict = checkRegex(pattern);
   if (verdict.safe) return;
@@ -49,7 +59,7 @@ export const CHECK_CATALOGUE = {
   not_contains: words,
   word_count: countRange,
   character_count: countRange,
-  json_schema: z.strictObject({ schema: jsonObject }),
+  json_schema: z.strictObject({ schema: usableJsonSchema }),
   valid_json: z.strictObject({}),
   pii: z
     .strictObject({ categories: z.array(z.enum(PII_CATEGORIES)).min(1).optional() })

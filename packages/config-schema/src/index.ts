@@ -11,6 +11,14 @@ export {
 } from './guardrails.schema.js';
 export { formatPath } from './issues.js';
 export {
+  checkJsonSchema,
+  compileJsonSchema,
+  type JsonSchemaError,
+  type JsonSchemaValidator,
+  type JsonSchemaVerdict,
+  type PatternTest,
+} from './json-schema.js';
+export {
   CONFIG_ERROR_CODE,
   configErrorMessage,
   MAX_CONFIG_JSON_LENGTH,
@@ -20,12 +28,13 @@ export {
 export { evaluateCondition } from './query.js';
 export { QUERY_OPERATORS } from './query.schema.js';
 export {
+  type ConfigRegex,
   checkRegex,
   compileRegex,
   isSafeRegex,
   MAX_REGEX_LENGTH,
+  MAX_REGEX_PROGRAM_SIZE,
   MAX_REGEX_SUBJECT_LENGTH,
-  REGEX_FLAGS,
   type RegexRejection,
   type RegexVerdict,
 } from './safe-regex.js';

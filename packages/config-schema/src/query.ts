@@ -1,5 +1,5 @@
 // Evaluates a conditional-routing query against request metadata and params (pure; used per request).
-import { compileRegex, MAX_REGEX_SUBJECT_LENGTH } from './safe-regex.js';
+import { type ConfigRegex, compileRegex, MAX_REGEX_SUBJECT_LENGTH } from './safe-regex.js';
 import type { ConditionContext, ConditionQuery, FieldCondition, QueryValue } from './types.js';
 
 /**
@@ -106,9 +106,9 @@ function compare(value: unknown, operand: unknown): number | undefined {
 }
 
 const MAX_CACHED_REGEXES = 256;
-const regexes = new Map<string, RegExp>();
+const regexes = new Map<string, ConfigRegex>();
 
-function regexFor(source: string): RegExp {
+function regexFor(source: string): ConfigRegex {
   let regex = regexes.get(source);
   if (!regex) {
     if (regexes.size >= MAX_CACHED_REGEXES) regexes.clear();

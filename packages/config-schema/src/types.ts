@@ -34,6 +34,7 @@ export const CONFIG_ISSUE_CODES = [
   'cycle',
   'invalid_query',
   'invalid_regex',
+  'invalid_json_schema',
   'unsafe_regex',
   'unknown_check',
 ] as const;

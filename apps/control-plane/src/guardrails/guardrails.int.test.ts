@@ -112,7 +112,7 @@ describe('guardrails', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ checks: [{ id: 'toxicity' }] }, 'body.checks.0.id'],
       [
-        { checks: [{ id: 'valid_json' }, { id: 'regex_match', parameters: { pattern: '(a+)+$' } }] },
+        { checks: [{ id: 'valid_json' }, { id: 'regex_match', parameters: { pattern: '(a)\\1' } }] },
         'body.checks.1.parameters.pattern',
       ],
       [

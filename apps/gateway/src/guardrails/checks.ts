@@ -1,6 +1,11 @@
 // The built-in checks of the catalogue (CHECK_CATALOGUE in @aigw/config-schema): each reads the
 // context and its parameters and gives a verdict, an explanation and data safe to show the client.
-import { compileRegex, type GuardrailCheck, type GuardrailCheckParameters } from '@aigw/config-schema';
+import {
+  type ConfigRegex,
+  compileRegex,
+  type GuardrailCheck,
+  type GuardrailCheckParameters,
+} from '@aigw/config-schema';
 import { validateJsonSchema } from './json-schema.js';
 import { detectPii } from './pii.js';
 import type { RegexRunner } from './regex-budget.js';
@@ -23,9 +28,9 @@ export interface CheckEnv {
 
 type Params<K extends keyof GuardrailCheckParameters> = GuardrailCheckParameters[K];
 
-const regexes = new Map<string, RegExp>();
+const regexes = new Map<string, ConfigRegex>();
 
-function compiled(pattern: string): RegExp {
+function compiled(pattern: string): ConfigRegex {
   let re = regexes.get(pattern);
   if (!re) {
     re = compileRegex(pattern);

@@ -84,7 +84,7 @@ describe('runGuardrails', () => {
   });
 
   it('fails closed when a check throws', async () => {
-    const bad: GuardrailCheck = { id: 'json_schema', parameters: { schema: { pattern: '(x+)+y' } } };
+    const bad: GuardrailCheck = { id: 'json_schema', parameters: { schema: { pattern: '(x)\\1' } } };
     const json = { ...ctx, requestJson: { prompt: '"xxxx"' } };
     const outcome = await runGuardrails([inline([bad], { deny: true })], json, deps);
     expect(outcome.denied).toBe(true);
@@ -110,9 +110,19 @@ describe('runGuardrails', () => {
   });
 
   it('shares one regex budget across the checks of a run', async () => {
-    const slow: GuardrailCheck = { id: 'regex_match', parameters: { pattern: 'a*b', not: false } };
+    // Near the program size limit: RE2's DFA gives up on it, a step per instruction and character.
+    const slow: GuardrailCheck = {
+      id: 'regex_match',
+      parameters: { pattern: '[a-h]*a[a-h]{900}z', not: false },
+    };
     const quick: GuardrailCheck = { id: 'regex_match', parameters: { pattern: 'a', not: false } };
-    const long = { ...ctx, requestJson: { prompt: 'a'.repeat(60_000) } };
+    let seed = 7;
+    let mixed = '';
+    for (let i = 0; i < 60_000; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      mixed += 'abcdefgh'[seed % 8];
+    }
+    const long = { ...ctx, requestJson: { prompt: `${mixed}z` } };
     const outcome = await runGuardrails([inline([slow]), inline([quick])], long, {
       ...deps,
       regexBudgetMs: 10,

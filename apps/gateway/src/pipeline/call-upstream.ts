@@ -23,7 +23,7 @@ export async function callUpstream(
   const body = ctx.body;
   // Spelled out rather than `{ ...base, body, json }`: that spread was a slow object on this path.
   const base = target.base;
-  const upstream = provider.buildTarget(
+  const upstream = await provider.buildTarget(
     body
       ? {
           method: base.method,

@@ -50,9 +50,9 @@ export function createRealtimeRelay(deps: RealtimeDeps) {
     },
 
     /** Resolves when the session is over (or was refused: then the refusal is already written). */
-    relay(ctx: RequestContext, target: PlainTarget, socket: Duplex, head: Buffer): Promise<void> {
+    async relay(ctx: RequestContext, target: PlainTarget, socket: Duplex, head: Buffer): Promise<void> {
       const service = ctx.service as ServiceHeaders;
-      const upstreamTarget = target.provider.buildTarget({ ...target.base, method: 'GET' });
+      const upstreamTarget = await target.provider.buildTarget({ ...target.base, method: 'GET' });
       const url = new URL(upstreamTarget.url);
       url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
       const headers = upstreamHeaders(

@@ -51,7 +51,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
     baseUrl: 'https://bedrock-runtime.<region>.amazonaws.com',
     // The signature covers the body hash, so the exact bytes are needed when signing.
     needsBody: (request) => signs(request.cloud),
-    buildTarget(request) {
+    async buildTarget(request) {
       const rawRegion = request.cloud.bedrock?.region;
       if (rawRegion === undefined)
         throw invalid(CLOUD_HEADER.bedrockRegion, 'is required for provider bedrock');
@@ -70,7 +70,7 @@ export function createBedrockProvider(options: BedrockProviderOptions = {}): Pro
         }
         return { url, setHeaders: bearer(request.token), removeHeaders: REMOVED };
       }
-      const signed = signSigV4({
+      const signed = await signSigV4({
         method: request.method,
         path: url.pathname,
         query: url.search,

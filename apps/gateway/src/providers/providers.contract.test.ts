@@ -83,7 +83,7 @@ async function call(client: ClientCall, options: CallOptions = {}): Promise<Sent
     customHost: new URL(`${server.url}${client.hostPath}`),
   };
   const withBody = provider.needsBody(base) ? { body: Buffer.from(bodyText), json: client.body } : {};
-  const target = provider.buildTarget({ ...base, ...withBody });
+  const target = await provider.buildTarget({ ...base, ...withBody });
 
   const outgoing: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') outgoing[name] = value;

@@ -36,7 +36,7 @@ function providerFor(id: string): ProviderDefinition {
   return provider.id === 'bedrock' ? createBedrockProvider({ now: () => SIGNED_AT }) : provider;
 }
 
-function run(input: GoldenInput): unknown {
+async function run(input: GoldenInput): Promise<unknown> {
   const provider = providerFor(input.provider);
   const { token, customHost, ...rest } = input.request;
   const base: Omit<ProviderRequest, 'json' | 'body'> = {
@@ -48,7 +48,7 @@ function run(input: GoldenInput): unknown {
   try {
     needsBody = provider.needsBody(base);
     const body = needsBody && input.json !== undefined ? Buffer.from(JSON.stringify(input.json)) : undefined;
-    const target = provider.buildTarget({ ...base, ...(body && { body, json: input.json }) });
+    const target = await provider.buildTarget({ ...base, ...(body && { body, json: input.json }) });
     return {
       needsBody,
       url: target.url.href,
@@ -70,9 +70,9 @@ const cases = readdirSync(DIR)
   .sort();
 
 describe('provider golden files', () => {
-  it.each(cases)('%s', (name) => {
+  it.each(cases)('%s', async (name) => {
     const input = JSON.parse(readFileSync(`${DIR}${name}.in.json`, 'utf8')) as GoldenInput;
-    const actual = run(input);
+    const actual = await run(input);
     const outPath = `${DIR}${name}.out.json`;
     const expected: unknown = existsSync(outPath) ? JSON.parse(readFileSync(outPath, 'utf8')) : undefined;
     // Only changed files are rewritten, so unchanged ones keep their formatter layout.

@@ -1,6 +1,11 @@
-// The gateway's AWS Signature Version 4 signer (header signing, non-S3 rules): a pure function of the
-// request, the credentials and the clock, so Bedrock targets can be golden-tested.
-import { createHash, createHmac } from 'node:crypto';
+// The gateway's AWS Signature Version 4 signing (header signing, non-S3 rules), done by the AWS SDK's
+// own signer (@smithy/signature-v4 with the node:crypto hash of @smithy/hash-node): this module only
+// turns the gateway's wire-level request into the signer's shape and reports what was signed, so
+// Bedrock targets can still be golden-tested against a fixed clock.
+import { createHash } from 'node:crypto';
+import { Hash } from '@smithy/hash-node';
+import { getSigningKey, SignatureV4 } from '@smithy/signature-v4';
+import type { HttpRequest, QueryParameterBag } from '@smithy/types';
 
 export const SIGV4_ALGORITHM = 'AWS4-HMAC-SHA256';
 
@@ -18,7 +23,7 @@ export interface SigV4Input {
   readonly query: string;
   /** Headers to sign besides the ones the signer adds; names in any case. `host` is required. */
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
-  /** The body bytes (hashed here) or nothing for an empty body. */
+  /** The body bytes (hashed by the signer) or nothing for an empty body. */
   readonly body?: string | Uint8Array | undefined;
   readonly region: string;
   readonly service: string;
@@ -37,37 +42,47 @@ export interface SigV4Result {
   readonly signedHeaders: string;
 }
 
+/** The SDK's node hash: HMAC when given a key, plain SHA-256 otherwise (what the AWS SDK passes). */
+const sha256 = Hash.bind(null, 'sha256');
+
+/** Headers the signer adds; with `authorization`, they are what the caller must send. */
+const ADDED = ['x-amz-date', 'x-amz-security-token', 'x-amz-content-sha256', 'authorization'] as const;
+
 export function sha256Hex(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data, 'utf8').digest();
-}
-
-/** RFC 3986 percent-encoding: everything but `A-Z a-z 0-9 - . _ ~`, upper-case hex. */
-export function rfc3986(value: string): string {
-  return encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+/** The documented key chain (date, region, service, `aws4_request`), as the SDK derives and caches it. */
+export function signingKey(
+  secret: string,
+  day: string,
+  region: string,
+  service: string,
+): Promise<Uint8Array> {
+  return getSigningKey(sha256, { accessKeyId: '', secretAccessKey: secret }, day, region, service);
 }
 
 /**
- * Canonical URI for every service but S3: the wire path normalized (empty and `.` segments dropped,
- * `..` resolved), then each segment encoded once more. An encoded `:` in a Bedrock model id (`%3A`)
- * is therefore signed as `%253A`, which is what AWS computes on its side.
+ * The SDK signer, keeping the canonical request and string to sign it computed: they are what a
+ * golden test or a signature mismatch needs to be explained.
  */
-export function canonicalUri(path: string): string {
-  const segments: string[] = [];
-  for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.') continue;
-    if (segment === '..') segments.pop();
-    else segments.push(segment);
+class RecordingSigner extends SignatureV4 {
+  canonicalRequest = '';
+  stringToSign = '';
+
+  protected override createCanonicalRequest(
+    ...args: Parameters<SignatureV4['createCanonicalRequest']>
+  ): string {
+    this.canonicalRequest = super.createCanonicalRequest(...args);
+    return this.canonicalRequest;
   }
-  if (segments.length === 0) return '/';
-  const trailing = path.endsWith('/') ? '/' : '';
-  return `/${segments.map(rfc3986).join('/')}${trailing}`;
+
+  protected override async createStringToSign(
+    ...args: Parameters<SignatureV4['createStringToSign']>
+  ): Promise<string> {
+    this.stringToSign = await super.createStringToSign(...args);
+    return this.stringToSign;
+  }
 }
 
 function decode(value: string): string {
@@ -78,85 +93,64 @@ function decode(value: string): string {
   }
 }
 
-/** Canonical query: every pair decoded, RFC 3986 re-encoded, sorted by name then value (code units). */
-export function canonicalQuery(query: string): string {
-  const raw = query.startsWith('?') ? query.slice(1) : query;
-  const pairs: Array<readonly [string, string]> = [];
-  for (const piece of raw.split('&')) {
+/** The wire query as the signer's bag: names and values decoded (it re-encodes them, RFC 3986). */
+function queryBag(query: string): QueryParameterBag {
+  const bag: Record<string, string | string[]> = Object.create(null);
+  for (const piece of (query.startsWith('?') ? query.slice(1) : query).split('&')) {
     if (piece === '') continue;
     const eq = piece.indexOf('=');
-    const name = eq < 0 ? piece : piece.slice(0, eq);
-    const value = eq < 0 ? '' : piece.slice(eq + 1);
-    pairs.push([rfc3986(decode(name)), rfc3986(decode(value))]);
+    const name = decode(eq < 0 ? piece : piece.slice(0, eq));
+    // A bare name is signed as `name=`: the signer drops a null value altogether.
+    const value = eq < 0 ? '' : decode(piece.slice(eq + 1));
+    const seen = bag[name];
+    bag[name] = seen === undefined ? value : [seen, value].flat();
   }
-  pairs.sort(([an, av], [bn, bv]) => (an === bn ? compare(av, bv) : compare(an, bn)));
-  return pairs.map(([name, value]) => `${name}=${value}`).join('&');
+  return bag;
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Header value as signed: repeated values joined by `,`, each trimmed, inner runs of spaces collapsed. */
-function canonicalHeaderValue(value: string | readonly string[]): string {
-  const values = typeof value === 'string' ? [value] : value;
-  return values.map((v) => v.trim().replace(/\s+/g, ' ')).join(',');
-}
-
-/** `20150830T123600Z` for a date. */
-export function amzDate(date: Date): string {
-  return date
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-}
-
-export function signingKey(secret: string, day: string, region: string, service: string): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), 'aws4_request');
-}
-
-export function signSigV4(input: SigV4Input): SigV4Result {
-  const stamp = amzDate(input.date);
-  const day = stamp.slice(0, 8);
-  const payloadHash = sha256Hex(input.body ?? '');
-
-  const added: Record<string, string> = { 'x-amz-date': stamp };
-  if (input.credentials.sessionToken) added['x-amz-security-token'] = input.credentials.sessionToken;
-  if (input.contentSha256Header) added['x-amz-content-sha256'] = payloadHash;
-
-  const signed = new Map<string, string>();
-  for (const [name, value] of Object.entries(input.headers)) {
+/** Header values as the signer takes them: one string per name, repeated values trimmed and joined by `,`. */
+function headerBag(headers: SigV4Input['headers']): Record<string, string> {
+  const bag: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
     const key = name.toLowerCase();
     if (key === 'authorization') continue;
-    signed.set(key, canonicalHeaderValue(value));
+    bag[key] = typeof value === 'string' ? value : value.map((v) => v.trim()).join(',');
   }
-  for (const [name, value] of Object.entries(added)) signed.set(name, value);
-  if (!signed.has('host')) throw new Error('SigV4: the host header must be signed');
+  if (bag.host === undefined) throw new Error('SigV4: the host header must be signed');
+  return bag;
+}
 
-  const names = [...signed.keys()].sort(compare);
-  const signedHeaders = names.join(';');
-  const canonicalRequest = [
-    input.method.toUpperCase(),
-    canonicalUri(input.path),
-    canonicalQuery(input.query),
-    names.map((name) => `${name}:${signed.get(name)}\n`).join(''),
-    signedHeaders,
-    payloadHash,
-  ].join('\n');
-  const scope = `${day}/${input.region}/${input.service}/aws4_request`;
-  const stringToSign = [SIGV4_ALGORITHM, stamp, scope, sha256Hex(canonicalRequest)].join('\n');
-  const signature = createHmac(
-    'sha256',
-    signingKey(input.credentials.secretAccessKey, day, input.region, input.service),
-  )
-    .update(stringToSign, 'utf8')
-    .digest('hex');
-  const authorization = `${SIGV4_ALGORITHM} Credential=${input.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
+export async function signSigV4(input: SigV4Input): Promise<SigV4Result> {
+  const headers = headerBag(input.headers);
+  const signer = new RecordingSigner({
+    service: input.service,
+    region: input.region,
+    credentials: input.credentials,
+    sha256,
+    uriEscapePath: true,
+    applyChecksum: input.contentSha256Header === true,
+  });
+  const request: HttpRequest = {
+    method: input.method.toUpperCase(),
+    protocol: 'https:',
+    hostname: headers.host as string,
+    path: input.path,
+    query: queryBag(input.query),
+    headers,
+    ...(input.body !== undefined && { body: input.body }),
+  };
+  const signed = await signer.sign(request, { signingDate: input.date });
+  const added: Record<string, string> = {};
+  for (const name of ADDED) {
+    const value = signed.headers[name];
+    if (value !== undefined) added[name] = value;
+  }
+  const authorization = added.authorization ?? '';
   return {
-    headers: { ...added, authorization },
-    canonicalRequest,
-    stringToSign,
-    signature,
-    signedHeaders,
+    headers: added,
+    canonicalRequest: signer.canonicalRequest,
+    stringToSign: signer.stringToSign,
+    signature: /Signature=([0-9a-f]+)$/.exec(authorization)?.[1] ?? '',
+    signedHeaders: /SignedHeaders=([^,]+),/.exec(authorization)?.[1] ?? '',
   };
 }

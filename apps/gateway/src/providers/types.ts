@@ -67,6 +67,9 @@ export interface ProviderDefinition {
   readonly baseUrl: string;
   /** Does building the target need the body? (Bedrock signs it; Vertex reads `model` from it.) */
   needsBody(request: Omit<ProviderRequest, 'json' | 'body'>): boolean;
-  /** Throws a gateway `invalid_header`/`bad_request` error when required options are missing. */
-  buildTarget(request: ProviderRequest): UpstreamTarget;
+  /**
+   * Throws a gateway `invalid_header`/`bad_request` error when required options are missing. A
+   * provider that signs with the AWS SDK's signer (Bedrock) answers with a promise: that signer is async.
+   */
+  buildTarget(request: ProviderRequest): UpstreamTarget | Promise<UpstreamTarget>;
 }

@@ -58,7 +58,7 @@ export async function prepareUpstream(
     lookup = checked.lookup;
   }
   const { body, json } = withOverrides(request.body, request.json, settings.override_params);
-  const built = target.provider.buildTarget({
+  const built = await target.provider.buildTarget({
     method: request.method,
     path: request.path,
     search: request.search,
