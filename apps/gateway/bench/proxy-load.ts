@@ -163,7 +163,6 @@ const step = async (
     loaded.errors > 0 ? 'ERRORS' : degraded > 0 ? 'DEGRADED' : loaded.saturated ? 'VALID' : 'NOT SATURATED';
   const row: Step = { ...loaded, round, degraded, valid: status === 'VALID', status };
   steps.push(row);
-  printStep(row);
   return row;
 };
 
@@ -181,6 +180,20 @@ const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 
 const bareOf = (row: Step) =>
   steps.find((r) => r.target === 'bare proxy' && r.scenario === row.scenario && r.round === row.round);
 
+/** A round's steps, once all ran: each beside the bare proxy's step of that round. */
+function printRound(scenario: string, round: number): void {
+  for (const row of steps.filter((r) => r.scenario === scenario && r.round === round)) printStep(row);
+}
+
+/** Why a step did not saturate its proxy, from the cores' busy shares. */
+function notSaturatedBecause(row: Step): string {
+  const reasons = [
+    row.proxyCoresBusyPct >= 95 ? 'proxy core shared' : '',
+    row.otherCoresBusyPct >= 95 ? 'other core full' : '',
+  ].filter(Boolean);
+  return reasons.length > 0 ? ` (${reasons.join(', ')})` : '';
+}
+
 function printStep(row: Step): void {
   const ref = row.target === 'bare proxy' ? undefined : bareOf(row);
   const rps = `${row.rps} req/s${ref ? ` (${x(row.rps / ref.rps)})` : ''}`;
@@ -196,7 +209,7 @@ function printStep(row: Step): void {
     .join(', ');
   console.log(
     `${row.scenario.padEnd(6)} r${row.round + 1}  ${row.target.padEnd(17)} ${rps.padEnd(22)} ${cpu.padEnd(22)} ` +
-      `proxy ${String(row.proxyCorePct).padStart(3)}% of a core  ${row.status.padEnd(13)} ` +
+      `proxy ${String(row.proxyCorePct).padStart(3)}% of a core  ${(row.status === 'NOT SATURATED' ? `${row.status}${notSaturatedBecause(row)}` : row.status).padEnd(13)} ` +
       `| cores busy: proxy ${row.proxyCoresBusyPct}%, other ${row.otherCoresBusyPct}%` +
       `${row.stealPct > 0 ? `, steal ${row.stealPct}%` : ''}` +
       `${row.errors > 0 ? ` | ERRORS ${row.errors}` : ''}` +
@@ -234,11 +247,13 @@ try {
   const json = [bare, passThrough, full];
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < json.length; i++) await step(json[(i + round) % json.length] as Target, false, round);
+    printRound('json', round);
   }
   const stream = [bare, passThrough];
   for (let round = 0; round < ROUNDS; round++) {
     for (let i = 0; i < stream.length; i++)
       await step(stream[(i + round) % stream.length] as Target, true, round);
+    printRound('stream', round);
   }
 
   // Config scenarios of the pass-through gateway (JSON): a fallback config whose first target
@@ -263,6 +278,7 @@ try {
   await step(bare, false, ROUNDS);
   await step(passThrough, false, ROUNDS, { name: 'config fallback', headers: configHeaders({}) });
   await step(passThrough, false, ROUNDS, { name: 'config cache hit', headers: cacheHeaders });
+  printRound('json', ROUNDS);
 
   // Latency, one connection, timed with hrtime (autocannon's whole milliseconds are too coarse).
   if (SEQUENTIAL > 0) {
@@ -305,7 +321,10 @@ for (const scenario of ['json', 'stream']) {
     if (all(name, scenario).length === 0) continue;
     const cpu = median(rows.map((r) => r.cpuPerRequest));
     const rps = median(rows.map((r) => r.rps));
-    const counted = `${rows.length} of ${all(name, scenario).length} steps VALID`;
+    const shares = all(name, scenario).map((r) => r.proxyCorePct);
+    const counted =
+      `${rows.length} of ${shares.length} steps VALID, ` +
+      `proxy at ${Math.min(...shares)}-${Math.max(...shares)}% of its core`;
     if (name === 'bare proxy') {
       console.log(
         `${scenario.padEnd(6)} ${name.padEnd(17)} ${rows.length ? `${cpu} µs/req, ${rps} req/s` : 'no VALID step'} (${counted})`,
