@@ -319,8 +319,8 @@ for (const scenario of ['json', 'stream']) {
   for (const name of ['bare proxy', 'pass-through', 'full enforcement'] as const) {
     const rows = valid(name, scenario);
     if (all(name, scenario).length === 0) continue;
-    const cpu = median(rows.map((r) => r.cpuPerRequest));
-    const rps = median(rows.map((r) => r.rps));
+    const cpu = Math.round(median(rows.map((r) => r.cpuPerRequest)));
+    const rps = Math.round(median(rows.map((r) => r.rps)));
     const shares = all(name, scenario).map((r) => r.proxyCorePct);
     const counted =
       `${rows.length} of ${shares.length} steps VALID, ` +
