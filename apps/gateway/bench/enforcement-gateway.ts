@@ -20,6 +20,7 @@ import {
   workspace,
 } from '../test/control-plane-entities.js';
 import { start, waitHttp } from './harness.js';
+import { pinProxy } from './pinning.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tsx = ['--conditions=@aigw/source', '--import', 'tsx'];
@@ -121,6 +122,7 @@ export async function startEnforcementGateway(options: {
   try {
     await waitHttp(`${url}/readyz`);
     await probe(url, headers);
+    pinProxy(child.pid, 'the enforcement gateway');
   } catch (err) {
     child.kill('SIGTERM');
     await redis.stop();

@@ -1,13 +1,21 @@
 // Shared by the data-plane benches: the process tree (local NATS with the requests stream, the mock
-// provider, the bare proxy, the gateway), the chat bodies, CPU time from /proc and one autocannon step.
+// provider, the bare proxy, the gateway), the chat bodies and one autocannon step with the CPU of the
+// proxy under test (per request and as a share of its core) and of the processes around it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REQUESTS_STREAM, REQUESTS_SUBJECT } from '@aigw/proto';
 import { freePort, startLocalNats } from '@aigw/testkit/services';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
+import { pinning, pinProxy, pinSelf } from './pinning.js';
+import { coreBusyPercent, coreTimes, cpuMicros, cpuMicrosOf, syscalls } from './proc.js';
+
+export { cpuMicros, syscalls } from './proc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tsx = ['--conditions=@aigw/source', '--import', 'tsx'];
@@ -47,24 +55,12 @@ export const chatBody = (stream: boolean) =>
     ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
   });
 
-/** CPU time (user + system) of a process so far, in microseconds. */
-export function cpuMicros(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-/** Write and read system calls of a process so far (/proc/<pid>/io), 0 when unreadable. */
-export function syscalls(pid: number | undefined): { writes: number; reads: number } {
-  if (pid === undefined) return { writes: 0, reads: 0 };
-  try {
-    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-    const field = (name: string) => Number(io.match(new RegExp(`^${name}: (\\d+)`, 'm'))?.[1] ?? 0);
-    return { writes: field('syscw'), reads: field('syscr') };
-  } catch {
-    return { writes: 0, reads: 0 };
-  }
-}
+/**
+ * A step counts only if the proxy under test used at least this share of one core (BENCH_SATURATED_PCT,
+ * default 90): below it something else (the load generator, the mock, a neighbour on the machine) set
+ * the pace, and every ratio drifts toward 1.
+ */
+export const SATURATED_PCT = Number(process.env.BENCH_SATURATED_PCT ?? 90);
 
 export interface Row {
   target: string;
@@ -76,18 +72,39 @@ export interface Row {
   errors: number;
   /** Requests completed in the step. */
   total: number;
+  /** Wall time of the step, in ms. */
+  wallMs: number;
   /** CPU of the proxy under test (and of nats-server for the gateway) per request, in µs. */
   cpuPerRequest: number;
+  /** CPU of the proxy under test over the step's wall time, in % of one core. */
+  proxyCorePct: number;
+  /** The proxy used at least SATURATED_PCT of its core: it was the bottleneck, the step counts. */
+  saturated: boolean;
+  /** Busy share of the proxy's cores and of the other cores (every process, from /proc/stat), in %. */
+  proxyCoresBusyPct: number;
+  otherCoresBusyPct: number;
+  /** Share of all cores' time the hypervisor gave to someone else, in %. */
+  stealPct: number;
   natsCpuPerRequest: number;
   /** Of the mock provider and of this process (the load generator), per request, in µs. */
   mockCpuPerRequest: number;
   loadCpuPerRequest: number;
+  /** Of other named processes (e.g. redis, postgres, logger), per request, in µs. */
+  othersCpuPerRequest: Record<string, number>;
   /** Write / read system calls of the proxy under test per request. */
   writesPerRequest: number;
   readsPerRequest: number;
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
+
+export interface StepPids {
+  proxy?: number | undefined;
+  nats?: number | undefined;
+  mock?: number | undefined;
+  /** More processes whose CPU per request is reported, by name (read at the step's start). */
+  others?: Record<string, () => readonly number[]>;
+}
 
 export async function load(
   target: string,
@@ -96,15 +113,24 @@ export async function load(
   stream: boolean,
   connections: number,
   durationS: number,
-  pids: { proxy?: number | undefined; nats?: number | undefined; mock?: number | undefined } = {},
+  pids: StepPids = {},
   /** Requests per second for all connections together (default: as fast as they go). */
   rate?: number,
 ): Promise<Row> {
+  const { proxyCpus, otherCpus } = pinning();
+  const others = Object.entries(pids.others ?? {}).map(([name, list]) => {
+    const members = list();
+    return { name, members, cpu0: cpuMicrosOf(members) };
+  });
   const cpu0 = cpuMicros(pids.proxy);
   const nats0 = cpuMicros(pids.nats);
   const mock0 = cpuMicros(pids.mock);
   const self0 = cpuMicros(process.pid);
   const io0 = syscalls(pids.proxy);
+  const proxyCores0 = coreTimes(proxyCpus);
+  const otherCores0 = coreTimes(otherCpus);
+  const all0 = coreTimes([...proxyCpus, ...otherCpus]);
+  const wall0 = process.hrtime.bigint();
   const result = await autocannon({
     url,
     method: 'POST',
@@ -114,6 +140,10 @@ export async function load(
     duration: durationS,
     ...(rate ? { overallRate: rate } : {}),
   });
+  const wallUs = Number(process.hrtime.bigint() - wall0) / 1000;
+  const proxyCpu = cpuMicros(pids.proxy) - cpu0;
+  const total = Math.max(1, result.requests.total);
+  const proxyCorePct = Math.round((proxyCpu / wallUs) * 100);
   return {
     target,
     scenario: stream ? 'stream' : 'json',
@@ -123,16 +153,50 @@ export async function load(
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
     total: result.requests.total,
-    cpuPerRequest: Math.round((cpuMicros(pids.proxy) - cpu0) / result.requests.total),
-    natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / result.requests.total),
-    mockCpuPerRequest: Math.round((cpuMicros(pids.mock) - mock0) / result.requests.total),
-    loadCpuPerRequest: Math.round((cpuMicros(process.pid) - self0) / result.requests.total),
-    writesPerRequest: round2((syscalls(pids.proxy).writes - io0.writes) / result.requests.total),
-    readsPerRequest: round2((syscalls(pids.proxy).reads - io0.reads) / result.requests.total),
+    wallMs: Math.round(wallUs / 1000),
+    cpuPerRequest: Math.round(proxyCpu / total),
+    proxyCorePct,
+    saturated: pids.proxy !== undefined && proxyCorePct >= SATURATED_PCT,
+    proxyCoresBusyPct: coreBusyPercent(proxyCores0, coreTimes(proxyCpus)).busy,
+    otherCoresBusyPct: coreBusyPercent(otherCores0, coreTimes(otherCpus)).busy,
+    stealPct: coreBusyPercent(all0, coreTimes([...proxyCpus, ...otherCpus])).steal,
+    natsCpuPerRequest: Math.round((cpuMicros(pids.nats) - nats0) / total),
+    mockCpuPerRequest: Math.round((cpuMicros(pids.mock) - mock0) / total),
+    loadCpuPerRequest: Math.round((cpuMicros(process.pid) - self0) / total),
+    othersCpuPerRequest: Object.fromEntries(
+      others.map((o) => [o.name, Math.round((cpuMicrosOf(o.members) - o.cpu0) / total)]),
+    ),
+    writesPerRequest: round2((syscalls(pids.proxy).writes - io0.writes) / total),
+    readsPerRequest: round2((syscalls(pids.proxy).reads - io0.reads) / total),
   };
 }
 
+/** What the mock answers the bench's two bodies, for replay-upstream.mjs. */
+async function captureMock(mockUrl: string): Promise<string> {
+  const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+  const call = async (stream: boolean) => {
+    const res = await fetch(`${mockUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+      body: chatBody(stream),
+    });
+    const body = await res.text();
+    if (res.status !== 200) throw new Error(`mock capture: ${res.status} ${body}`);
+    const headers = Object.fromEntries([...res.headers].filter(([name]) => !skip.has(name)));
+    return { headers, body };
+  };
+  const json = await call(false);
+  const stream = await call(true);
+  // One frame per SSE event, as the mock writes them.
+  const frames = stream.body.split(/(?<=\n\n)/).filter((frame) => frame.length > 0);
+  const dir = await mkdtemp(join(tmpdir(), 'aigw-bench-replay-'));
+  const file = join(dir, 'captured.json');
+  await writeFile(file, JSON.stringify({ json, stream: { headers: stream.headers, frames } }));
+  return file;
+}
+
 export interface Bench {
+  /** The upstream of every target: the mock's answers replayed (BENCH_LIVE_MOCK=1: the mock itself). */
   readonly mock: { url: string; pid: number | undefined };
   readonly bare: { url: string; pid: number | undefined };
   readonly gateway: { url: string; pid: number | undefined; process: ChildProcess };
@@ -156,7 +220,14 @@ export async function startBench(options: {
   /** A compiled gateway main.js (e.g. a copy of an earlier dist/) to run beside the sources. */
   compareEntry?: string | undefined;
   compareNodeArgs?: string[];
+  /**
+   * The gateway's entry point: a compiled main.js runs without tsx (as `pnpm start` runs it); default
+   * BENCH_GATEWAY_ENTRY, else the sources through tsx.
+   */
+  gatewayEntry?: string | undefined;
 }): Promise<Bench> {
+  // Before anything starts: every process started from here on inherits the "other" cores.
+  pinSelf();
   const nats = await startLocalNats();
   const nc = await connect({ servers: nats.url });
   const jsm = await jetstreamManager(nc);
@@ -167,6 +238,7 @@ export async function startBench(options: {
   });
   const [mockPort, barePort, gatewayPort] = [await freePort(), await freePort(), await freePort()];
   const children: ChildProcess[] = [];
+  let captured: string | undefined;
   const stop = async () => {
     await Promise.all(
       children.map(
@@ -181,12 +253,14 @@ export async function startBench(options: {
     );
     await nc.close();
     await nats.stop();
+    if (captured) await rm(dirname(captured), { recursive: true, force: true });
   };
   try {
+    // The compiled mock when there is one: it shares the load generator's core, so it should cost little.
+    const mockDist = `${root}packages/mock-provider/dist/cli.js`;
     children.push(
       await start('mock', [
-        ...tsx,
-        `${root}packages/mock-provider/src/cli.ts`,
+        ...(existsSync(mockDist) ? [mockDist] : [...tsx, `${root}packages/mock-provider/src/cli.ts`]),
         '--port',
         String(mockPort),
         '--max-recorded',
@@ -195,7 +269,21 @@ export async function startBench(options: {
         '20',
       ]),
     );
-    const mock = `http://127.0.0.1:${mockPort}`;
+    const liveMock = `http://127.0.0.1:${mockPort}`;
+    let mock = liveMock;
+    let upstream = children[0];
+    if (process.env.BENCH_LIVE_MOCK !== '1') {
+      const port = await freePort();
+      captured = await captureMock(liveMock);
+      upstream = await start('replay upstream', [
+        `${root}apps/gateway/bench/replay-upstream.mjs`,
+        String(port),
+        captured,
+      ]);
+      children.push(upstream);
+      mock = `http://127.0.0.1:${port}`;
+    }
+    const bareIndex = children.length;
     children.push(
       await start('bare proxy', [
         ...(options.bareNodeArgs ?? []),
@@ -211,8 +299,8 @@ export async function startBench(options: {
       ...(options.events ? { NATS_URL: nats.url } : {}),
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
     });
-    // BENCH_GATEWAY_ENTRY: a compiled main.js instead of the sources (profiles then have real lines).
-    const entry = process.env.BENCH_GATEWAY_ENTRY;
+    // A compiled main.js instead of the sources (as in production; profiles then have real lines).
+    const entry = options.gatewayEntry ?? process.env.BENCH_GATEWAY_ENTRY;
     const gateway = await start(
       'gateway',
       entry
@@ -222,6 +310,9 @@ export async function startBench(options: {
     );
     children.push(gateway);
     await waitHttp(`http://127.0.0.1:${gatewayPort}/readyz`);
+    // The proxies under test run alone on their core (one at a time is loaded; the others idle there).
+    pinProxy(children[bareIndex]?.pid, 'the bare proxy');
+    pinProxy(gateway.pid, 'the gateway');
     let compare: Bench['compare'];
     if (options.compareEntry) {
       const port = await freePort();
@@ -232,12 +323,13 @@ export async function startBench(options: {
       );
       children.push(other);
       await waitHttp(`http://127.0.0.1:${port}/readyz`);
+      pinProxy(other.pid, 'the compared gateway');
       compare = { url: `http://127.0.0.1:${port}`, pid: other.pid };
     }
     return {
       compare,
-      mock: { url: mock, pid: children[0]?.pid },
-      bare: { url: `http://127.0.0.1:${barePort}`, pid: children[1]?.pid },
+      mock: { url: mock, pid: upstream?.pid },
+      bare: { url: `http://127.0.0.1:${barePort}`, pid: children[bareIndex]?.pid },
       gateway: { url: `http://127.0.0.1:${gatewayPort}`, pid: gateway.pid, process: gateway },
       nats: { url: nats.url, pid: nats.pid },
       gatewayHeaders: { 'x-service-provider': 'openai', 'x-service-custom-host': `${mock}/v1` },

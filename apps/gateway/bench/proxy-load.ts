@@ -1,79 +1,264 @@
-// `pnpm bench` for the data plane: the mock provider, a bare node:http proxy and the gateway (with
-// request events going to a real NATS JetStream), each in its own process, driven by autocannon for
-// non-streaming (~1 KB body) and streaming chat completions. Prints throughput and latency, the
-// gateway/bare-proxy ratio (32-connection steps in BENCH_ROUNDS alternating rounds, median and each
-// round) and the gateway's added latency over a direct call. Two config scenarios
-// follow: a fallback config whose first target answers, and a config whose cache answers every call;
-// then full enforcement (issue 7): a control-plane-mode gateway with key auth and limits on Redis.
+// `pnpm bench` for the data plane: how much CPU the gateway spends per request against a bare
+// node:http proxy, measured with the proxy under test as the bottleneck. The proxy under test runs
+// alone on one core, everything else (this load generator, the mock provider, NATS, and for full
+// enforcement the whole `pnpm start` stack: Postgres, Redis, control plane, logger) on the other.
+// Targets, non-streaming and streaming chat completions at BENCH_CONNECTIONS:
+//   bare proxy        bench/bare-proxy.mjs, the floor any node proxy pays;
+//   pass-through      the compiled gateway, provider and custom host from headers, events to NATS;
+//   full enforcement  the stack's gateway with a service key, a requests rate limit, a cost budget
+//                     and events (consumed by the logger into Postgres); non-streaming only.
+// Each step prints requests/s and its ratio to the bare proxy's step of the same round, the proxy's
+// CPU µs per request and its share of its core, and VALID (>= BENCH_SATURATED_PCT of its core) or
+// NOT SATURATED (excluded from the verdicts). The verdicts compare the median CPU per request of
+// the VALID steps: full enforcement <= 1.5x the bare proxy, pass-through <= 1.1x (printed, never
+// failing). Then sequential 1-connection latency probes and the config scenarios. docs/performance.md.
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { REQUESTS_STREAM } from '@aigw/proto';
-import { startEnforcementGateway } from './enforcement-gateway.js';
-import { chatBody, load, type Row, startBench } from './harness.js';
+import { chatBody, load, type Row, SATURATED_PCT, type StepPids, startBench } from './harness.js';
+import { describePinning, pinning } from './pinning.js';
+import { cpuMicrosOf } from './proc.js';
 import { sequentialLatency } from './sequential-latency.js';
+import { missingBuilds, startStackEnforcement } from './stack-enforcement.js';
 
-const DURATION = Number(process.env.BENCH_DURATION_S ?? 8);
+const STEP_S = Number(process.env.BENCH_STEP_S ?? 5);
+/** Rounds of every target, one step each, back to back (the order rotates from round to round). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 4));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARM_UP_S = Number(process.env.BENCH_WARM_UP_S ?? 4);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
 /**
- * Rounds of the 32-connection steps: bare proxy then gateway, again and again, so that both see
- * the same background load (a shared 2-core machine moves one step's figure by 20 points).
+ * The logger is stopped (SIGSTOP) during full-enforcement steps and resumed after (BENCH_PAUSE_LOGGER=0:
+ * left running): it shares the other core, and its cost per request (writing each event to
+ * Postgres) would make that core, not the gateway, the bottleneck. The gateway's work is the same.
  */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
-// Full enforcement moves more between rounds (one more process, Redis, on the same cores: single
-// rounds ranged over 30 points in one run), so its median takes more, shorter rounds.
-const ENFORCEMENT_ROUNDS = Math.max(1, Number(process.env.BENCH_ENFORCEMENT_ROUNDS ?? 10));
-const ENFORCEMENT_STEP_S = Number(process.env.BENCH_ENFORCEMENT_STEP_S ?? 4);
-const WARM_UP_S = 5;
+const PAUSE_LOGGER = process.env.BENCH_PAUSE_LOGGER !== '0';
+/** Issue 16: CPU per request against the bare proxy's. */
+const TARGETS = { 'full enforcement': 1.5, 'pass-through': 1.1 } as const;
 
-function medianOf(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+const missing = missingBuilds();
+if (missing.length > 0) throw new Error(`${missing.join(', ')} missing: run \`pnpm build\` first`);
+const distGateway = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const startedAt = new Date();
+const load0 = loadavg();
+
+// startBench pins this process to the other cores before it starts anything.
+const bench = await startBench({
+  events: !process.env.BENCH_NO_EVENTS,
+  gatewayEntry: process.env.BENCH_GATEWAY_ENTRY ?? distGateway,
+});
+const stack = await startStackEnforcement(bench.mock.url).catch(async (err) => {
+  await bench.stop();
+  throw err;
+});
+
+interface Target {
+  readonly name: 'bare proxy' | 'pass-through' | 'full enforcement';
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly pids: StepPids;
+  /** Around each of its steps (the logger's pause). */
+  readonly before?: () => void;
+  readonly after?: () => void;
+}
+// Every step reports the CPU of the processes around the proxy too: when the proxy is not
+// saturated, they show who was (the load generator, the mock, the logger catching up...).
+const around = { nats: bench.nats.pid, mock: bench.mock.pid, others: stack.others };
+const bare: Target = {
+  name: 'bare proxy',
+  url: `${bench.bare.url}/chat/completions`,
+  headers: {},
+  pids: { proxy: bench.bare.pid, ...around },
+};
+const passThrough: Target = {
+  name: 'pass-through',
+  url: `${bench.gateway.url}/v1/chat/completions`,
+  headers: bench.gatewayHeaders,
+  pids: { proxy: bench.gateway.pid, ...around },
+};
+const full: Target = {
+  name: 'full enforcement',
+  url: `${stack.url}/v1/chat/completions`,
+  headers: stack.headers,
+  pids: { proxy: stack.pid, ...around },
+  ...(PAUSE_LOGGER ? { before: () => stack.pauseLogger(), after: () => stack.resumeLogger() } : {}),
+};
+const aroundPids = () => [
+  ...[bench.nats.pid, bench.mock.pid].filter((pid) => pid !== undefined),
+  ...Object.values(stack.others).flatMap((list) => list()),
+];
+
+/**
+ * Before a step, until the processes around the proxy are idle (under 10% of a core for 250 ms;
+ * at most 20 s): the logger catching up with the last step's events must not load this one.
+ */
+async function settle(): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const pids = aroundPids();
+    const cpu0 = cpuMicrosOf(pids);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (cpuMicrosOf(pids) - cpu0 < 25_000) return;
+  }
+  console.log('(the processes around the proxy were still busy after 20 s: the next step starts anyway)');
 }
 
-const bench = await startBench({ events: !process.env.BENCH_NO_EVENTS });
-// Full enforcement (issue 7): control-plane mode over a last-known-good snapshot, Redis for the limits.
-const enforced = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
-try {
-  const mock = bench.mock.url;
-  const [mockPid, barePid, gatewayPid] = [bench.mock.pid, bench.bare.pid, bench.gateway.pid];
-  const barePort = new URL(bench.bare.url).port;
-  const gatewayPort = new URL(bench.gateway.url).port;
-  const gatewayHeaders = bench.gatewayHeaders;
-  const rows: (Row & { round?: number })[] = [];
-  for (const stream of [false, true]) {
-    for (const connections of [1, 32]) {
-      const gatewayUrl = `http://127.0.0.1:${gatewayPort}/v1/chat/completions`;
-      rows.push(
-        await load('direct', `${mock}/v1/chat/completions`, {}, stream, connections, DURATION, {
-          proxy: mockPid,
-        }),
-      );
-      for (let round = 0; round < (connections === 32 ? ROUNDS : 1); round++) {
-        rows.push({
-          ...(await load(
-            'bare-proxy',
-            `http://127.0.0.1:${barePort}/chat/completions`,
-            {},
-            stream,
-            connections,
-            DURATION,
-            { proxy: barePid, mock: mockPid },
-          )),
-          round,
-        });
-        rows.push({
-          ...(await load('gateway', gatewayUrl, gatewayHeaders, stream, connections, DURATION, {
-            proxy: gatewayPid,
-            nats: bench.nats.pid,
-            mock: mockPid,
-          })),
-          round,
-        });
-      }
-    }
+/** One load of a target, the logger paused around it when the target asks. */
+async function loadTarget(
+  target: Target,
+  name: string,
+  headers: Record<string, string>,
+  stream: boolean,
+  seconds: number,
+) {
+  await settle();
+  target.before?.();
+  try {
+    return await load(name, target.url, headers, stream, CONNECTIONS, seconds, target.pids);
+  } finally {
+    target.after?.();
   }
-  // Config scenarios (JSON only): the same body every time, so after one call the cache answers all.
-  const gatewayUrl = `http://127.0.0.1:${gatewayPort}/v1/chat/completions`;
+}
+
+/** Limit decisions the stack's gateway took without Redis so far (its /metrics counter). */
+async function degradedDecisions(): Promise<number> {
+  const name = 'gateway_limits_degraded_decisions_total';
+  const text = await (await fetch(`${stack.url}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+}
+
+/**
+ * `degraded`: limit decisions taken without Redis during a full-enforcement step (Redis too slow to
+ * answer on a starved core): that step did not pay for full enforcement and does not count.
+ */
+type Step = Row & {
+  round: number;
+  degraded: number;
+  /** Saturated, no failed request, no degraded decision: the step counts in the verdicts. */
+  valid: boolean;
+  status: 'VALID' | 'NOT SATURATED' | 'DEGRADED' | 'ERRORS';
+};
+const steps: Step[] = [];
+/** One reported step; `variant` loads the target with other headers under another name. */
+const step = async (
+  target: Target,
+  stream: boolean,
+  round: number,
+  variant?: { name: string; headers: Record<string, string> },
+) => {
+  const enforced = target === full;
+  const degraded0 = enforced ? await degradedDecisions() : 0;
+  const loaded = await loadTarget(
+    target,
+    variant?.name ?? target.name,
+    variant?.headers ?? target.headers,
+    stream,
+    STEP_S,
+  );
+  const degraded = enforced ? (await degradedDecisions()) - degraded0 : 0;
+  const status =
+    loaded.errors > 0 ? 'ERRORS' : degraded > 0 ? 'DEGRADED' : loaded.saturated ? 'VALID' : 'NOT SATURATED';
+  const row: Step = { ...loaded, round, degraded, valid: status === 'VALID', status };
+  steps.push(row);
+  return row;
+};
+
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-');
+
+/** The bare proxy's step of the same round and scenario: the per-step ratios' reference. */
+const bareOf = (row: Step) =>
+  steps.find((r) => r.target === 'bare proxy' && r.scenario === row.scenario && r.round === row.round);
+
+/** A round's steps, once all ran: each beside the bare proxy's step of that round. */
+function printRound(scenario: string, round: number): void {
+  for (const row of steps.filter((r) => r.scenario === scenario && r.round === round)) printStep(row);
+}
+
+/** Why a step did not saturate its proxy, from the cores' busy shares. */
+function notSaturatedBecause(row: Step): string {
+  const reasons = [
+    row.proxyCoresBusyPct >= 95 ? 'proxy core shared' : '',
+    row.otherCoresBusyPct >= 95 ? 'other core full' : '',
+  ].filter(Boolean);
+  return reasons.length > 0 ? ` (${reasons.join(', ')})` : '';
+}
+
+function printStep(row: Step): void {
+  const ref = row.target === 'bare proxy' ? undefined : bareOf(row);
+  const rps = `${row.rps} req/s${ref ? ` (${x(row.rps / ref.rps)})` : ''}`;
+  const cpu = `${row.cpuPerRequest} µs/req${ref ? ` (${x(row.cpuPerRequest / ref.cpuPerRequest)})` : ''}`;
+  const aroundCpu = Object.entries({
+    load: row.loadCpuPerRequest,
+    mock: row.mockCpuPerRequest,
+    nats: row.natsCpuPerRequest,
+    ...row.othersCpuPerRequest,
+  })
+    .filter(([, us]) => us > 0)
+    .map(([name, us]) => `${name} ${us}`)
+    .join(', ');
+  console.log(
+    `${row.scenario.padEnd(6)} r${row.round + 1}  ${row.target.padEnd(17)} ${rps.padEnd(22)} ${cpu.padEnd(22)} ` +
+      `proxy ${String(row.proxyCorePct).padStart(3)}% of a core  ${(row.status === 'NOT SATURATED' ? `${row.status}${notSaturatedBecause(row)}` : row.status).padEnd(13)} ` +
+      `| cores busy: proxy ${row.proxyCoresBusyPct}%, other ${row.otherCoresBusyPct}%` +
+      `${row.stealPct > 0 ? `, steal ${row.stealPct}%` : ''}` +
+      `${row.errors > 0 ? ` | ERRORS ${row.errors}` : ''}` +
+      `${row.degraded > 0 ? ` | ${row.degraded} limit decisions without Redis` : ''} | around, µs/req: ${aroundCpu}`,
+  );
+}
+
+const pin = pinning();
+console.log(
+  `aigw data-plane bench, ${startedAt.toISOString()}: ${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ` +
+    `${Math.round(totalmem() / 2 ** 30)} GB, Linux ${release()}, Node ${process.versions.node}, ` +
+    `load average ${load0.map((l) => l.toFixed(2)).join(' ')}`,
+);
+console.log(describePinning());
+console.log(
+  `upstream: ${process.env.BENCH_LIVE_MOCK === '1' ? 'the mock provider' : "the mock provider's answers replayed (replay-upstream.mjs)"}; ` +
+    `logger ${PAUSE_LOGGER ? 'paused during full-enforcement steps (events wait in JetStream)' : 'running during every step'}`,
+);
+console.log(
+  `${CONNECTIONS} connections, ${STEP_S} s steps, ${ROUNDS} rounds; VALID = the proxy under test used >= ${SATURATED_PCT}% of a core`,
+);
+
+let published = 0;
+let evidence: Awaited<ReturnType<typeof stack.evidence>> | undefined;
+let latency = '';
+try {
+  // Unreported warm-up of every target (JIT, agent pools, the key and plan caches, Redis scripts).
+  for (const target of [bare, passThrough, full])
+    await loadTarget(target, 'warm-up', target.headers, false, WARM_UP_S);
+  for (const target of [bare, passThrough])
+    await loadTarget(target, 'warm-up', target.headers, true, WARM_UP_S);
+
+  // Rounds: every target once, back to back, so that a round's steps see the same background load;
+  // the order rotates so that no target always follows the same one.
+  const json = [bare, passThrough, full];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < json.length; i++) await step(json[(i + round) % json.length] as Target, false, round);
+    printRound('json', round);
+  }
+  const stream = [bare, passThrough];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < stream.length; i++)
+      await step(stream[(i + round) % stream.length] as Target, true, round);
+    printRound('stream', round);
+  }
+
+  // Config scenarios of the pass-through gateway (JSON): a fallback config whose first target
+  // answers, and a cache that answers every call (the same body every time). Beside a bare step.
+  const mock = bench.mock.url;
   const configHeaders = (extra: Record<string, unknown>) => ({
     'x-service-config': JSON.stringify({
       strategy: { mode: 'fallback' },
@@ -84,150 +269,98 @@ try {
       ...extra,
     }),
   });
-  const fallbackHeaders = configHeaders({});
   const cacheHeaders = configHeaders({ cache: { mode: 'simple', max_age: 3600 } });
-  await fetch(gatewayUrl, {
+  await fetch(passThrough.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...cacheHeaders },
     body: chatBody(false),
   }).then((res) => res.arrayBuffer());
-  for (const connections of [1, 32]) {
-    const pids = { proxy: gatewayPid, nats: bench.nats.pid, mock: mockPid };
-    rows.push(await load('gateway-config', gatewayUrl, fallbackHeaders, false, connections, DURATION, pids));
-    rows.push(await load('gateway-cache-hit', gatewayUrl, cacheHeaders, false, connections, DURATION, pids));
+  await step(bare, false, ROUNDS);
+  await step(passThrough, false, ROUNDS, { name: 'config fallback', headers: configHeaders({}) });
+  await step(passThrough, false, ROUNDS, { name: 'config cache hit', headers: cacheHeaders });
+  printRound('json', ROUNDS);
+
+  // Latency, one connection, timed with hrtime (autocannon's whole milliseconds are too coarse).
+  if (SEQUENTIAL > 0) {
+    const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, SEQUENTIAL);
+    const seq = {
+      'bare proxy': await sequentialLatency(bare.url, {}, SEQUENTIAL),
+      'pass-through': await sequentialLatency(passThrough.url, passThrough.headers, SEQUENTIAL),
+      'full enforcement': await sequentialLatency(full.url, full.headers, SEQUENTIAL),
+    };
+    const ttfbDirect = await sequentialLatency(`${mock}/v1/chat/completions`, {}, SEQUENTIAL, true);
+    const ttfb = await sequentialLatency(passThrough.url, passThrough.headers, SEQUENTIAL, true);
+    const ms = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(3)} ms`;
+    latency = [
+      `latency added over calling the mock directly (1 connection, ${SEQUENTIAL} sequential requests; direct p50 ${direct.p50.toFixed(3)} ms, p99 ${direct.p99.toFixed(3)} ms):`,
+      ...Object.entries(seq).map(
+        ([name, l]) => `  ${name.padEnd(17)} p50 ${ms(l.p50 - direct.p50)}, p99 ${ms(l.p99 - direct.p99)}`,
+      ),
+      `  streaming first byte, pass-through: p50 ${ms(ttfb.p50 - ttfbDirect.p50)}, p99 ${ms(ttfb.p99 - ttfbDirect.p99)}`,
+    ].join('\n');
   }
-  // Key auth + managed provider + one requests policy + one cost usage limit + events, JSON only.
-  const enforcedUrl = `${enforced.url}/v1/chat/completions`;
-  // Its process has served nothing yet: warm it (JIT, Redis scripts) like the earlier steps warmed the others.
-  await sequentialLatency(enforcedUrl, enforced.headers, 0);
-  const enforcedPids = { proxy: enforced.pid, nats: bench.nats.pid, mock: mockPid };
-  rows.push(
-    await load('gateway-enforcement', enforcedUrl, enforced.headers, false, 1, DURATION, enforcedPids),
-  );
-  // One unreported step at 32 connections before the rounds, as the other targets had theirs: the
-  // batched limits calls only show under concurrency, and their code was still being optimised
-  // (perf: V8's compiler threads busy for the first 3 s under this load) in what was round 1.
-  await load('gateway-enforcement', enforcedUrl, enforced.headers, false, 32, WARM_UP_S, enforcedPids);
-  // At 32 connections in alternating rounds against the bare proxy: each ratio compares two steps that
-  // ran back to back, under the same background load. The steps are shorter than the others and
-  // there are more of them, the order flipping every round (bare first, then enforcement first): on
-  // this shared machine the throughput of one process moves by up to 40% from one 8 s step to the
-  // next, and short adjacent steps see more of the same conditions.
-  const bareUrl = `http://127.0.0.1:${barePort}/chat/completions`;
-  for (let round = 0; round < ENFORCEMENT_ROUNDS; round++) {
-    const bareStep = async () => ({
-      ...(await load('bare-proxy', bareUrl, {}, false, 32, ENFORCEMENT_STEP_S, {
-        proxy: barePid,
-        mock: mockPid,
-      })),
-      target: 'bare-proxy (enforcement round)',
-      round,
-    });
-    const enforcementStep = async () => ({
-      ...(await load(
-        'gateway-enforcement',
-        enforcedUrl,
-        enforced.headers,
-        false,
-        32,
-        ENFORCEMENT_STEP_S,
-        enforcedPids,
-      )),
-      round,
-    });
-    if (round % 2 === 0) rows.push(await bareStep(), await enforcementStep());
-    else {
-      const enforcementRow = await enforcementStep();
-      rows.push(await bareStep(), enforcementRow);
-    }
-  }
-  console.table(rows);
-  const precise = {
-    direct: await sequentialLatency(`${mock}/v1/chat/completions`, {}, 2000),
-    bare: await sequentialLatency(`http://127.0.0.1:${barePort}/chat/completions`, {}, 2000),
-    gateway: await sequentialLatency(
-      `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
-      gatewayHeaders,
-      2000,
-    ),
-  };
-  console.log('sequential latency, 1 connection, ms:', JSON.stringify(precise));
-  const configured = {
-    fallback: await sequentialLatency(gatewayUrl, fallbackHeaders, 2000),
-    cacheHit: await sequentialLatency(gatewayUrl, cacheHeaders, 2000),
-  };
-  console.log(
-    `config (fallback, first target answers) adds p50 ${(configured.fallback.p50 - precise.gateway.p50).toFixed(3)} ms ` +
-      `over the plain gateway; cache hit p50 ${configured.cacheHit.p50.toFixed(3)} ms, p99 ${configured.cacheHit.p99.toFixed(3)} ms ` +
-      `against the bare proxy's round trip to the mock p50 ${precise.bare.p50.toFixed(3)} ms, p99 ${precise.bare.p99.toFixed(3)} ms ` +
-      `(${JSON.stringify(configured)})`,
-  );
-  const ttfb = {
-    direct: await sequentialLatency(`${mock}/v1/chat/completions`, {}, 1000, true),
-    gateway: await sequentialLatency(
-      `http://127.0.0.1:${gatewayPort}/v1/chat/completions`,
-      gatewayHeaders,
-      1000,
-      true,
-    ),
-  };
-  console.log(
-    `streaming time to first byte: gateway adds p50 ${(ttfb.gateway.p50 - ttfb.direct.p50).toFixed(3)} ms, ` +
-      `p99 ${(ttfb.gateway.p99 - ttfb.direct.p99).toFixed(3)} ms over direct (${JSON.stringify(ttfb)})`,
-  );
-  console.log(
-    `gateway adds p50 ${(precise.gateway.p50 - precise.direct.p50).toFixed(3)} ms, p99 ${(precise.gateway.p99 - precise.direct.p99).toFixed(3)} ms over direct ` +
-      `(bare proxy adds p50 ${(precise.bare.p50 - precise.direct.p50).toFixed(3)} ms)`,
-  );
-  const published = (await bench.jsm.streams.info(REQUESTS_STREAM)).state.messages;
-  const at32 = (target: string) =>
-    rows.find((r) => r.target === target && r.scenario === 'json' && r.connections === 32);
-  for (const target of ['gateway-config', 'gateway-cache-hit']) {
-    const row = at32(target);
-    const plain = at32('gateway');
-    const bare = at32('bare-proxy');
-    if (!row || !plain || !bare) continue;
-    console.log(
-      `${target}: ${row.rps} requests/s at 32 connections, ${((row.rps / plain.rps) * 100).toFixed(1)}% of the plain gateway, ` +
-        `${((row.rps / bare.rps) * 100).toFixed(1)}% of the bare proxy, ${row.cpuPerRequest} µs gateway CPU per request`,
-    );
-  }
-  for (const scenario of ['json', 'stream']) {
-    const at = (target: string) =>
-      rows.filter((r) => r.target === target && r.scenario === scenario && r.connections === 32);
-    const bares = at('bare-proxy');
-    const gateways = at('gateway');
-    // Each round's gateway step against the bare proxy step just before it.
-    const ratios = gateways.map((g, i) => (g.rps / (bares[i]?.rps ?? Number.NaN)) * 100);
-    if (ratios.length === 0) continue;
-    const median = medianOf(ratios);
-    const cpu = (list: Row[]) => list.map((r) => r.cpuPerRequest).join('/');
-    console.log(
-      `${scenario}: gateway/bare-proxy throughput at 32 connections = ${median.toFixed(1)}% ` +
-        `(median of ${ratios.length} rounds: ${ratios.map((r) => `${r.toFixed(1)}%`).join(', ')}; ` +
-        `requests/s bare ${bares.map((r) => r.rps).join('/')}, gateway ${gateways.map((r) => r.rps).join('/')}; ` +
-        `CPU µs/request bare ${cpu(bares)}, gateway ${cpu(gateways)})`,
-    );
-  }
-  const at32All = (target: string) =>
-    rows.filter((r) => r.target === target && r.scenario === 'json' && r.connections === 32);
-  const fulls = at32All('gateway-enforcement');
-  const fullBares = at32All('bare-proxy (enforcement round)');
-  if (fulls.length > 0 && fullBares.length === fulls.length) {
-    const ratios = fulls.map((f, i) => (f.rps / (fullBares[i]?.rps ?? Number.NaN)) * 100);
-    const sum = (list: Row[]) => list.reduce((total, r) => total + r.total, 0);
-    const seq = await sequentialLatency(enforcedUrl, enforced.headers, 2000);
-    console.log(
-      `full enforcement (key auth + requests policy + cost usage limit + events) at 32 connections = ` +
-        `${medianOf(ratios).toFixed(1)}% of the bare proxy (goal >= 60%; median of ${ratios.length} rounds of ${ENFORCEMENT_STEP_S} s, ` +
-        `all their requests ${((sum(fulls) / sum(fullBares)) * 100).toFixed(1)}%: ` +
-        `${ratios.map((r) => `${r.toFixed(1)}%`).join(', ')}; requests/s bare ${fullBares.map((r) => r.rps).join('/')}, ` +
-        `enforcement ${fulls.map((r) => r.rps).join('/')}; CPU µs/request enforcement ${fulls.map((r) => r.cpuPerRequest).join('/')}); ` +
-        `adds p50 ${(seq.p50 - precise.direct.p50).toFixed(3)} ms, p99 ${(seq.p99 - precise.direct.p99).toFixed(3)} ms over direct`,
-    );
-  }
-  console.log(`request events in JetStream: ${published}`);
+  published = (await bench.jsm.streams.info(REQUESTS_STREAM)).state.messages;
+  await settle(); // the logger's last events written
+  evidence = await stack.evidence();
 } finally {
-  await enforced.stop();
+  await stack.stop();
   await bench.stop();
 }
+
+// Summary: medians over the VALID steps only.
+console.log('');
+console.log(describePinning());
+const valid = (target: string, scenario: string) =>
+  steps.filter((r) => r.target === target && r.scenario === scenario && r.round < ROUNDS && r.valid);
+const all = (target: string, scenario: string) =>
+  steps.filter((r) => r.target === target && r.scenario === scenario && r.round < ROUNDS);
+for (const scenario of ['json', 'stream']) {
+  const ref = valid('bare proxy', scenario);
+  for (const name of ['bare proxy', 'pass-through', 'full enforcement'] as const) {
+    const rows = valid(name, scenario);
+    if (all(name, scenario).length === 0) continue;
+    const cpu = Math.round(median(rows.map((r) => r.cpuPerRequest)));
+    const rps = Math.round(median(rows.map((r) => r.rps)));
+    const shares = all(name, scenario).map((r) => r.proxyCorePct);
+    const counted =
+      `${rows.length} of ${shares.length} steps VALID, ` +
+      `proxy at ${Math.min(...shares)}-${Math.max(...shares)}% of its core`;
+    if (name === 'bare proxy') {
+      console.log(
+        `${scenario.padEnd(6)} ${name.padEnd(17)} ${rows.length ? `${cpu} µs/req, ${rps} req/s` : 'no VALID step'} (${counted})`,
+      );
+      continue;
+    }
+    const refCpu = median(ref.map((r) => r.cpuPerRequest));
+    const refRps = median(ref.map((r) => r.rps));
+    const ratio = cpu / refCpu;
+    const target = TARGETS[name];
+    const verdict =
+      rows.length === 0 || ref.length === 0
+        ? `NO VERDICT (no VALID step of ${rows.length === 0 ? name : 'the bare proxy'})`
+        : `${ratio <= target ? 'PASS' : 'MISS'}${pin.pinned ? '' : ' (UNPINNED)'}`;
+    console.log(
+      `${scenario.padEnd(6)} ${name.padEnd(17)} ${rows.length ? `${cpu} µs/req, ${rps} req/s` : 'no VALID step'} (${counted}); ` +
+        `CPU per request ${x(ratio)} the bare proxy's (target <= ${target}x): ${verdict}; throughput ${x(rps / refRps)}`,
+    );
+  }
+}
+for (const name of ['config fallback', 'config cache hit']) {
+  const row = steps.find((r) => r.target === name);
+  const ref = steps.find((r) => r.target === 'bare proxy' && r.round === ROUNDS);
+  if (row && ref)
+    console.log(
+      `json   ${name.padEnd(17)} ${row.cpuPerRequest} µs/req (${x(row.cpuPerRequest / ref.cpuPerRequest)} the bare proxy's), ` +
+        `${row.rps} req/s (${x(row.rps / ref.rps)}), ${row.status}`,
+    );
+}
+if (latency) console.log(latency);
+console.log(
+  `request events: ${published} published by the pass-through gateway; full enforcement: ` +
+    `${JSON.stringify(evidence?.loggedRequests)} requests written by the logger, budget counted ${JSON.stringify(evidence?.budgetUsd)} USD`,
+);
+const load1 = loadavg();
+console.log(
+  `load average at the end ${load1.map((l) => l.toFixed(2)).join(' ')} (start ${load0.map((l) => l.toFixed(2)).join(' ')}); ` +
+    `${Math.round((Date.now() - startedAt.getTime()) / 1000)} s`,
+);
