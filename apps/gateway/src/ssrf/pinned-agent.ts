@@ -1,7 +1,7 @@
 // Connecting to a checked custom host without a second DNS query: the agent's lookup answers only
 // with the addresses resolveSafeTarget checked, so a rebinding name cannot swap them in between.
 //
-// Redirects are never followed: the proxy uses raw http(s).request (through http-proxy), which hands a
+// Redirects are never followed: the gateway uses raw http(s).request (and `ws` for realtime), which hands a
 // 3xx back to the client untouched and never connects to its Location.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import http from 'node:http';
@@ -60,7 +60,7 @@ export interface PinnedAgentOptions {
 /**
  * An http or https agent (by the target's scheme) that connects only to the target's checked
  * addresses. Node skips `lookup` for IP-literal hosts, so the agent also refuses any host other than
- * the target's. Use it as the `agent` of http-proxy or http(s).request with `host: target.hostname`.
+ * the target's. Use it as the `agent` of a `ws` WebSocket (realtime) or http(s).request with `host: target.hostname`.
  */
 export function createPinnedAgent(target: SafeTarget, options: PinnedAgentOptions = {}): http.Agent {
   const agentOptions = { keepAlive: options.keepAlive ?? false, lookup: pinnedLookup(target) };
