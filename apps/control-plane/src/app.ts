@@ -24,7 +24,7 @@ import type { ControlPlaneConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
-import { createLoggerClient } from './logs-api/logger-client.js';
+import { createLoggerClient } from './http/logger-client.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';

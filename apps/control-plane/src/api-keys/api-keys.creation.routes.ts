@@ -6,7 +6,7 @@ import { generateApiKey } from '../auth/api-key-secret.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
 import type { ApiKeyType, ControlDatabase } from '../db/schema.js';
-import { conflict, limitReached } from '../http/api-errors.js';
+import { conflict, limitReached } from '../api-errors.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.js';
 import { apiKeyEntity, apiKeyWithSecret } from './api-keys.entity.js';
 import {

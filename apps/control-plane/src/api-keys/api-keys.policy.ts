@@ -2,7 +2,7 @@
 // workspace scopes, and the workspace's key-count and expiry settings (spec 2.5, 5.3, part 8).
 import type { Principal } from '../auth/principal.js';
 import { WORKSPACE_SCOPES } from '../auth/scopes.js';
-import { forbidden, invalid } from '../http/api-errors.js';
+import { forbidden, invalid } from '../api-errors.js';
 
 const WORKSPACE_SCOPE_SET: ReadonlySet<string> = new Set(WORKSPACE_SCOPES);
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -4,7 +4,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { invalid, notFound, referenceNotFound } from '../http/api-errors.js';
+import { invalid, notFound, referenceNotFound } from '../api-errors.js';
 import { pageBounds } from '../http/list.js';
 import type { ApiKeyRow } from './api-keys.entity.js';
 import type { ListKeysQuery } from './api-keys.schema.js';

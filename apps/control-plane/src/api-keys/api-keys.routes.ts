@@ -6,11 +6,11 @@ import { generateApiKey } from '../auth/api-key-secret.js';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, invalid, limitReached } from '../http/api-errors.js';
+import { conflict, invalid, limitReached } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
-import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { writeTombstone } from '../tombstones/tombstones.js';
 import { fillCurrentUsage } from '../usage/current-usage.js';
 import { apiKeyCreationRoutes } from './api-keys.creation.routes.js';
 import {

@@ -2,7 +2,7 @@
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
-import { unauthorized } from '../http/api-errors.js';
+import { unauthorized } from '../api-errors.js';
 import { hashApiKey } from './api-key-secret.js';
 import { type JwtVerifier, TokenError } from './jwt.js';
 import type { Principal, Role } from './principal.js';

@@ -2,7 +2,7 @@
 // 403), so a workspace key cannot even learn that another workspace's objects exist.
 import type { Kysely, Selectable } from 'kysely';
 import type { ControlDatabase, WorkspacesTable } from '../db/schema.js';
-import { invalid, notFound } from '../http/api-errors.js';
+import { invalid, notFound } from '../api-errors.js';
 import type { Principal } from './principal.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;

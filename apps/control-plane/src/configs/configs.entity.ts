@@ -2,7 +2,7 @@
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
-import { type ConfigRow, type ConfigVersionRow, configDb } from './configs.db.js';
+import { type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
 
 export type ConfigSummaryRow = Omit<ConfigRow, 'body' | 'guardrail_ids'>;
 

@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { usableIn } from '../guardrails/guardrails.repository.js';
-import { referenceNotFound } from '../http/api-errors.js';
-import { configDb } from './configs.db.js';
+import { referenceNotFound } from '../api-errors.js';
+import { configDb } from '../db/configs.db.js';
 import type { ConfigReferences } from './configs.validate.js';
 
 export interface ReferenceScope {

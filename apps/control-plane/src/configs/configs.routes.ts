@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict } from '../http/api-errors.js';
+import { conflict } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';

@@ -2,7 +2,7 @@
 // is stored, the rule that saved configs carry no credentials, and the references they make.
 import { configErrorMessage, formatPath, parseConfigJson } from '@aigw/config-schema';
 import { jsonDeeperThan, MAX_JSON_DEPTH } from '@aigw/runtime';
-import { invalid } from '../http/api-errors.js';
+import { invalid } from '../api-errors.js';
 
 type Segment = string | number;
 

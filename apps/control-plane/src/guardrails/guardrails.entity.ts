@@ -3,7 +3,7 @@ import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
 import type { GuardrailDefinition } from './guardrails.checks.js';
-import type { GuardrailRow, GuardrailTables } from './guardrails.db.js';
+import type { GuardrailRow, GuardrailTables } from '../db/guardrails.db.js';
 
 export function definitionOf(row: GuardrailRow): GuardrailDefinition {
   return row.definition as unknown as GuardrailDefinition;

@@ -3,7 +3,7 @@
 // and only organisation-level callers change them.
 import { randomUUID } from 'node:crypto';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
-import { conflict, invalid } from '../http/api-errors.js';
+import { conflict, invalid } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';

@@ -4,8 +4,8 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Kysely } from 'kysely';
 import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
-import type { LoggerClient } from '../logs-api/logger-client.js';
-import { apiError } from './api-errors.js';
+import type { LoggerClient } from './logger-client.js';
+import { apiError } from '../api-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRoutes, type RouteDefinition } from './route.js';
 

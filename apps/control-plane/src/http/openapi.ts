@@ -1,6 +1,6 @@
 // OpenAPI 3.1 generated from the same zod schemas that validate requests (served at /v1/openapi.json).
 import { type ZodType, z } from 'zod';
-import { API_ERRORS } from './api-errors.js';
+import { API_ERRORS } from '../api-errors.js';
 import type { RouteDefinition } from './route.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -10,9 +10,9 @@ import type { Authenticate } from '../auth/authenticate.js';
 import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { ControlDatabase } from '../db/schema.js';
-import type { LoggerClient } from '../logs-api/logger-client.js';
+import type { LoggerClient } from './logger-client.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
-import { forbidden, invalid } from './api-errors.js';
+import { forbidden, invalid } from '../api-errors.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,7 +1,7 @@
 // Sealing credentials for storage: the envelope (bound to its owner) and the masked copy responses
 // show. Without MASTER_KEY nothing is stored: refusing beats storing plaintext.
 import { credentialsAad, sealSecret } from '@aigw/secret-box';
-import { apiError, invalid } from '../http/api-errors.js';
+import { apiError, invalid } from '../api-errors.js';
 import { type Credentials, credentialsOptional, maskCredentials, parseCredentials } from './credentials.js';
 import type { AiProvider } from './provider-types.js';
 

@@ -1,7 +1,7 @@
 // Provider credentials: one strict schema per shape, the choice of shape by provider type, and the
 // masked form (last four characters) that is the only form responses ever show.
 import { z } from 'zod';
-import { invalid } from '../http/api-errors.js';
+import { invalid } from '../api-errors.js';
 import { type AiProvider, type CredentialShape, PROVIDER_TYPE_RULES } from './provider-types.js';
 
 /** Header values and keys end up in HTTP headers: printable ASCII, no CR/LF, no outer spaces. */

@@ -5,7 +5,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase, IntegrationWorkspaceEntry } from '../db/schema.js';
-import { conflict, invalid, notFound, referenceNotFound } from '../http/api-errors.js';
+import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import { pageBounds } from '../http/list.js';
 import { type IntegrationRow, workspaceMayUse } from './integrations.entity.js';
 import type { ListIntegrationsQuery, WorkspaceEntryInput } from './integrations.schema.js';

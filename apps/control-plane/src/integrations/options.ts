@@ -1,7 +1,7 @@
 // Non-secret connection options of an integration or virtual key (custom host, Azure resource,
 // deployments and api version, cloud region and project), validated per provider type.
 import { z } from 'zod';
-import { invalid } from '../http/api-errors.js';
+import { invalid } from '../api-errors.js';
 import { type AiProvider, type OptionName, PROVIDER_TYPE_RULES } from './provider-types.js';
 
 /** Values that the gateway puts into a host name must be one DNS label (docs/custom-hosts.md). */

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { actorOf, type Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { forbidden } from '../http/api-errors.js';
+import { forbidden } from '../api-errors.js';
 import { type AccessOverrides, effectiveAccess } from '../organisations/access-settings.js';
 
 export interface Visibility {

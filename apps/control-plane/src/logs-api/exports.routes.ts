@@ -8,7 +8,7 @@ import { listSchema, pageQuery, toList } from '../http/list.js';
 import { defineRoute } from '../http/route.js';
 import { visibilityOf } from './caller-context.js';
 import { logFilterSchema, toLogFilter } from './log-filter.schema.js';
-import { loggerError } from './logger-client.js';
+import { loggerError } from '../http/logger-client.js';
 import { actorToApi } from './logs.entity.js';
 import { iso, loggerOf } from './logs-api.context.js';
 

@@ -2,7 +2,7 @@
 // admin keys do not create or update feedback). Audited like every mutation.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { forbidden } from '../http/api-errors.js';
+import { forbidden } from '../api-errors.js';
 import { defineRoute, type RouteContext } from '../http/route.js';
 import { visibilityOf } from './caller-context.js';
 import { feedbackSchema, feedbackToApi } from './logs.entity.js';

@@ -4,7 +4,7 @@
 import { matchPricing } from '@aigw/pricing';
 import type { ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import type { ControlDatabase, ModelPricingTable } from '../db/schema.js';
-import { forbidden, notFound } from '../http/api-errors.js';
+import { forbidden, notFound } from '../api-errors.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { ModelPricingRow } from './model-pricing.entity.js';
 

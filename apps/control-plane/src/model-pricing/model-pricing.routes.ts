@@ -4,10 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { EntityKind } from '@aigw/proto';
 import { sql } from 'kysely';
-import { conflict, notFound } from '../http/api-errors.js';
+import { conflict, notFound } from '../api-errors.js';
 import { listSchema, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { writeTombstone } from '../tombstones/tombstones.js';
 import {
   changedPriceColumns,
   type ModelPricingRow,

@@ -7,7 +7,7 @@ import { type Kysely, sql } from 'kysely';
 import { SYSTEM_ACTOR } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { recordChange } from '../outbox/outbox.js';
-import { writeTombstone } from '../snapshot/snapshot.readers.js';
+import { writeTombstone } from '../tombstones/tombstones.js';
 import { type ModelPricingRow, modelPricingEntity } from './model-pricing.entity.js';
 import { PLATFORM_SEED, type PriceSeed, type SeedPrice } from './model-pricing.seed.js';
 

@@ -1,7 +1,7 @@
 // Organisation settings (spec 5.3 "manage organisation settings": organisation-level callers only).
 import { sql } from 'kysely';
 import { z } from 'zod';
-import { notFound } from '../http/api-errors.js';
+import { notFound } from '../api-errors.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { mergeOverrides, organisationAccessSchema } from './access-settings.js';
 import { organisationEntity, organisationToApi } from './organisations.entity.js';

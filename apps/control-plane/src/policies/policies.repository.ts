@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { apiError, invalid, referenceNotFound } from '../http/api-errors.js';
+import { apiError, invalid, referenceNotFound } from '../api-errors.js';
 import { type Page, pageBounds } from '../http/list.js';
 import { WILDCARD } from './policies.conditions.js';
 import {

@@ -3,7 +3,7 @@
 import { UsageLimitType } from '@aigw/proto';
 import type { Updateable } from 'kysely';
 import type { z } from 'zod';
-import { invalid } from '../http/api-errors.js';
+import { invalid } from '../api-errors.js';
 import { periodicResetToProto } from '../limits/limits.schema.js';
 import { conditionsToProto, groupByToProto } from './policies.conditions.js';
 import type { PoliciesTable, PolicyRow } from './policies.db.js';

@@ -2,7 +2,7 @@
 // API key, workspace or user starts again from zero. Resets are stored (policy_usage_resets) for the
 // gateway and logger; the UsageLimitPolicy proto has no field to carry them yet (docs/admin-api/policies.md).
 import { z } from 'zod';
-import { apiError, conflict } from '../http/api-errors.js';
+import { apiError, conflict } from '../api-errors.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { policyDb, type ResetEntityKind } from './policies.db.js';
 import { findAttachedEntity } from './policies.entities.js';

@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import type { ControlDatabase } from '../db/schema.js';
-import { apiError, conflict } from '../http/api-errors.js';
+import { apiError, conflict } from '../api-errors.js';
 import { defineRoute } from '../http/route.js';
 import { type UserRow, userSchema, userWithMemberships } from '../users/users.entity.js';
 import { hashInviteToken } from './invite-token.js';

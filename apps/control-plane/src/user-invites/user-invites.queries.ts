@@ -3,7 +3,7 @@ import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase, WorkspaceRole } from '../db/schema.js';
-import { conflict, invalid, notFound, referenceNotFound } from '../http/api-errors.js';
+import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { InviteApiStatus, UserInviteRow } from './user-invites.entity.js';
 
 export interface WorkspaceGrant {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { isUuid } from '../auth/visibility.js';
-import { conflict, forbidden, notFound } from '../http/api-errors.js';
+import { conflict, forbidden, notFound } from '../api-errors.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { emailFilter } from '../users/users.routes.js';

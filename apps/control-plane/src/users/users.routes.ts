@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import type { Principal } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, forbidden, notFound } from '../http/api-errors.js';
+import { conflict, forbidden, notFound } from '../api-errors.js';
 import { csvEnum, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { membershipsOf, type UserRow, userSchema, userToApi, userWithMemberships } from './users.entity.js';

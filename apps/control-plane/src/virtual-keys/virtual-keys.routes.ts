@@ -2,7 +2,7 @@
 // credentials (sealed with AAD `provider:<id>`); every provider is also readable here as a key.
 import { randomUUID } from 'node:crypto';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
-import { conflict, invalid } from '../http/api-errors.js';
+import { conflict, invalid } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { credentialColumns } from '../integrations/credentials.seal.js';
@@ -19,7 +19,7 @@ import {
   listProviders,
   updateProvider,
 } from '../providers/providers.repository.js';
-import { virtualKeyToApi } from './virtual-keys.entity.js';
+import { virtualKeyToApi } from '../providers/virtual-keys.entity.js';
 import {
   createVirtualKeyBody,
   listVirtualKeysQuery,

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, notFound, referenceNotFound } from '../http/api-errors.js';
+import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList, uuid } from '../http/list.js';
 import { defineRoute, type MutationTx, type RouteDefinition } from '../http/route.js';
 import {

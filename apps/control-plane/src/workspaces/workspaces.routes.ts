@@ -5,7 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import { roleAtLeast } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, forbidden, invalid, notFound } from '../http/api-errors.js';
+import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { slugFromName } from '../http/slug.js';

@@ -5,9 +5,11 @@
 // (older or standalone gateways) is charged to its API key, workspace, provider, integration and
 // virtual key for the unanchored monthly and "never resets" periods. docs/logger.md "Usage ledger".
 import { EntityKind, type UsageCharge, UsageLimitType } from '@aigw/proto';
-import { type Kysely, sql } from 'kysely';
-import type { LogsDatabase } from '../db/schema.js';
-import type { RequestLogRow } from '../ingest/request-row.js';
+import { type Insertable, type Kysely, sql } from 'kysely';
+import type { LogsDatabase, RequestLogsTable } from '../db/schema.js';
+
+/** A request_logs row as ingest builds it (ingest/request-row.ts); the ledger sits below ingest. */
+type RequestLogRow = Insertable<RequestLogsTable>;
 
 export interface LedgerEntry {
   entity_kind: string;

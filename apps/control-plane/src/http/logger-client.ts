@@ -17,7 +17,7 @@ import {
   type ServiceError,
   status,
 } from '@grpc/grpc-js';
-import { apiError } from '../http/api-errors.js';
+import { apiError } from '../api-errors.js';
 
 type UnaryMethod = {
   [K in keyof LogsServiceClient]: LogsServiceClient[K] extends (

@@ -4,7 +4,7 @@
 import { type Entity, EntityKind } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
-import { PROVIDER_STATUS, type ProviderRow, providerToApi } from '../providers/providers.entity.js';
+import { PROVIDER_STATUS, type ProviderRow, providerToApi } from './providers.entity.js';
 
 /** The masked key of api-key credentials (`****abcd`); null for other shapes and integration keys. */
 function maskedKey(row: ProviderRow): string | null {
