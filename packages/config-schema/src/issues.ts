@@ -1,5 +1,5 @@
 // JSON paths and the issue collector: formats paths, keeps issues, returns them in a stable order.
-import type { ConfigIssue, ConfigIssueCode } from './types.js';
+import type { ConfigIssue, ConfigIssueCode } from './config-issue.js';
 
 export type Segment = string | number;
 

@@ -1,45 +1,8 @@
 // Public types of the normalised gateway config: the node tree, strategies, effective settings, issues.
+import type { ConfigIssue } from './config-issue.js';
 import type { CacheSettings, Guardrail, RetrySettings } from './settings.schema.js';
 
-/** One validation problem. `path` is a JSON path such as `config.targets[1].weight`. */
-export interface ConfigIssue {
-  readonly path: string;
-  readonly code: ConfigIssueCode;
-  readonly message: string;
-}
-
-/** Every issue code, stable for programs (docs/config.md explains each). */
-export const CONFIG_ISSUE_CODES = [
-  'invalid_json',
-  'too_large',
-  'invalid_type',
-  'required',
-  'too_small',
-  'too_big',
-  'invalid_value',
-  'invalid_format',
-  'invalid_url',
-  'unknown_key',
-  'unexpected_field',
-  'conflicting_fields',
-  'empty_config',
-  'missing_targets',
-  'too_deep',
-  'too_many_targets',
-  'too_many_nodes',
-  'weights_sum_zero',
-  'duplicate_name',
-  'unknown_target',
-  'unreachable_target',
-  'cycle',
-  'invalid_query',
-  'invalid_regex',
-  'invalid_json_schema',
-  'unsafe_regex',
-  'unknown_check',
-] as const;
-
-export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
+export { CONFIG_ISSUE_CODES, type ConfigIssue, type ConfigIssueCode } from './config-issue.js';
 
 export type ConfigResult =
   | { readonly ok: true; readonly config: NormalisedConfig }

@@ -1,7 +1,7 @@
 // Runs a zod schema on one value and turns its issues into config issues with our own stable wording.
 import type { z } from 'zod';
+import type { ConfigIssueCode } from './config-issue.js';
 import { describeType, type IssueSink, type Segment } from './issues.js';
-import type { ConfigIssueCode } from './types.js';
 import { unknownKeyText } from './unknown-keys.js';
 
 type ZodIssue = z.core.$ZodIssue;
