@@ -8,6 +8,7 @@ import { logsApiRoutes } from './logs-api/logs-api.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
+import { integrationProviders } from './providers/integration-providers.js';
 import { providerRoutes } from './providers/providers.routes.js';
 import { userInviteRoutes } from './user-invites/user-invites.routes.js';
 import { userRoutes } from './users/users.routes.js';
@@ -22,7 +23,7 @@ export const routes: readonly RouteDefinition[] = [
   ...workspaceRoutes,
   ...workspaceMemberRoutes,
   ...apiKeyRoutes,
-  ...integrationRoutes,
+  ...integrationRoutes(integrationProviders),
   ...providerRoutes,
   ...virtualKeyRoutes,
   ...configRoutes,

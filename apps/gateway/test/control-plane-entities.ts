@@ -337,3 +337,40 @@ export async function startControlPlaneGateway(
     },
   };
 }
+
+/** One tenant on a control-plane gateway: its ids, its API key, and the gateway. */
+export interface TenantGateway {
+  readonly gw: ControlPlaneGateway;
+  readonly org: string;
+  readonly ws: string;
+  /** The workspace API key (holds `completions.write`). */
+  readonly key: string;
+}
+
+/**
+ * A control-plane gateway over `limits` with one organisation, workspace, API key and the managed
+ * provider `@openai-prod` (an integration whose host is the mock), plus what `extra` adds for the
+ * tenant (policies, prices).
+ */
+export async function startTenantGateway(
+  limits: Limits,
+  extra: (tenant: { org: string; ws: string }) => readonly Entity[] = () => [],
+): Promise<TenantGateway> {
+  const org = randomUUID();
+  const ws = randomUUID();
+  const int = randomUUID();
+  const key = `aigw_${randomUUID()}`;
+  const gw = await startControlPlaneGateway([], {}, {}, limits);
+  gw.use([
+    organisation(org),
+    workspace(ws, org),
+    apiKey(key, org, ws),
+    integration(int, org, {
+      credentials: { api_key: 'sk-managed' },
+      options: { custom_host: `${gw.mock.url}/v1` },
+    }),
+    provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    ...extra({ org, ws }),
+  ]);
+  return { gw, org, ws, key };
+}

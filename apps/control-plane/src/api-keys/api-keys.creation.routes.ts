@@ -2,11 +2,11 @@
 // service keys by them or by the workspace's managers. The raw key is returned here once.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { conflict, limitReached } from '../api-errors.js';
 import { generateApiKey } from '../auth/api-key-secret.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
 import type { ApiKeyType, ControlDatabase } from '../db/schema.js';
-import { conflict, limitReached } from '../api-errors.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.js';
 import { apiKeyEntity, apiKeyWithSecret } from './api-keys.entity.js';
 import {

@@ -1,8 +1,9 @@
 // Rules a new or changed key must meet: never broader than its creator, workspace keys hold only
 // workspace scopes, and the workspace's key-count and expiry settings (spec 2.5, 5.3, part 8).
+
+import { forbidden, invalid } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { WORKSPACE_SCOPES } from '../auth/scopes.js';
-import { forbidden, invalid } from '../api-errors.js';
 
 const WORKSPACE_SCOPE_SET: ReadonlySet<string> = new Set(WORKSPACE_SCOPES);
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,10 +1,10 @@
 // API key queries, always narrowed to what the caller may see: its organisation, its workspace when
 // workspace-bound, and its own keys when it is a workspace member.
 import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import { invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { invalid, notFound, referenceNotFound } from '../api-errors.js';
 import { pageBounds } from '../http/list.js';
 import type { ApiKeyRow } from './api-keys.entity.js';
 import type { ListKeysQuery } from './api-keys.schema.js';

@@ -2,11 +2,11 @@
 // organisation, workspace (or, for members, outside its own keys) is 404.
 import { EntityKind } from '@aigw/proto';
 import { type Kysely, sql } from 'kysely';
+import { conflict, invalid, limitReached } from '../api-errors.js';
 import { generateApiKey } from '../auth/api-key-secret.js';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, invalid, limitReached } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';

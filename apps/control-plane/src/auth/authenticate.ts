@@ -1,8 +1,8 @@
 // Resolves the caller of an admin request from `x-service-api-key` or `Authorization: Bearer <JWT>`.
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
-import type { ControlDatabase } from '../db/schema.js';
 import { unauthorized } from '../api-errors.js';
+import type { ControlDatabase } from '../db/schema.js';
 import { hashApiKey } from './api-key-secret.js';
 import { type JwtVerifier, TokenError } from './jwt.js';
 import type { Principal, Role } from './principal.js';

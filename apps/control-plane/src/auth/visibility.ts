@@ -1,8 +1,8 @@
 // Tenant isolation: which workspaces a caller may see. Anything outside is "not found" (404, never
 // 403), so a workspace key cannot even learn that another workspace's objects exist.
 import type { Kysely, Selectable } from 'kysely';
-import type { ControlDatabase, WorkspacesTable } from '../db/schema.js';
 import { invalid, notFound } from '../api-errors.js';
+import type { ControlDatabase, WorkspacesTable } from '../db/schema.js';
 import type { Principal } from './principal.js';
 
 export type WorkspaceRow = Selectable<WorkspacesTable>;

@@ -1,8 +1,8 @@
 // Config rows as the API returns them and as gateways receive them (proto Entity, CONFIG).
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
-import type { ControlDatabase } from '../db/schema.js';
 import { type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
+import type { ControlDatabase } from '../db/schema.js';
 
 export type ConfigSummaryRow = Omit<ConfigRow, 'body' | 'guardrail_ids'>;
 

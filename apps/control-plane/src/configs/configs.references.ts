@@ -2,11 +2,11 @@
 // be a provider of its workspace, every saved guardrail an active guardrail of the workspace or its
 // organisation. Guardrail rows are locked (FOR SHARE) so they cannot be deleted before the commit.
 import type { Kysely } from 'kysely';
+import { referenceNotFound } from '../api-errors.js';
 import { isUuid } from '../auth/visibility.js';
+import { configDb } from '../db/configs.db.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { usableIn } from '../guardrails/guardrails.repository.js';
-import { referenceNotFound } from '../api-errors.js';
-import { configDb } from '../db/configs.db.js';
 import type { ConfigReferences } from './configs.validate.js';
 
 export interface ReferenceScope {

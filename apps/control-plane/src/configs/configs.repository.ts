@@ -2,18 +2,18 @@
 // 1, updates that append a version when the config text changes, and deletes that leave a tombstone.
 import { EntityKind } from '@aigw/proto';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
+import { conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
-import type { ControlDatabase } from '../db/schema.js';
+import { type ConfigDatabase, type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
-import { conflict, invalid, notFound } from '../api-errors.js';
+import type { ControlDatabase } from '../db/schema.js';
+import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
-import { type ConfigDatabase, type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
 import { type ConfigSummaryRow, configEntity } from './configs.entity.js';
-import { lockSlugs } from '../db/slug-lock.js';
 
 type Db = Kysely<ControlDatabase>;
 type Eb = ExpressionBuilder<ConfigDatabase, 'configs'>;

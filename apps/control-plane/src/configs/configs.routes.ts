@@ -3,10 +3,10 @@
 // callers manage every workspace's configs; workspace-bound callers only their own (others are 404).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { conflict } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict } from '../api-errors.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';

@@ -1,8 +1,8 @@
 // Typed view of the configs and config_versions tables (migration 0009), with the guardrails they
 // reference, added to the control schema with `withTables` (no edit of the shared db/schema.ts).
 import type { ColumnType, Kysely, Selectable } from 'kysely';
-import type { ControlDatabase } from './schema.js';
 import type { CreatedAt, GuardrailTables, Status, UpdatedAt, Version } from './guardrails.db.js';
+import type { ControlDatabase } from './schema.js';
 
 export interface ConfigsTable {
   id: string;

@@ -1,9 +1,9 @@
 // Guardrail rows as the API returns them and as gateways receive them (proto Entity, GUARDRAIL).
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
+import type { GuardrailRow, GuardrailTables } from '../db/guardrails.db.js';
 import type { ControlDatabase } from '../db/schema.js';
 import type { GuardrailDefinition } from './guardrails.checks.js';
-import type { GuardrailRow, GuardrailTables } from '../db/guardrails.db.js';
 
 export function definitionOf(row: GuardrailRow): GuardrailDefinition {
   return row.definition as unknown as GuardrailDefinition;

@@ -3,17 +3,17 @@
 // refuse to leave a config pointing at a guardrail that is gone, archived or renamed.
 import { EntityKind } from '@aigw/proto';
 import { type ExpressionBuilder, type Insertable, type Kysely, sql, type Updateable } from 'kysely';
+import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type ConfigDatabase, configDb } from '../db/configs.db.js';
-import { lockSlugs } from '../db/slug-lock.js';
+import type { GuardrailRow, GuardrailsTable, SavedStatus } from '../db/guardrails.db.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
+import { lockSlugs } from '../db/slug-lock.js';
 import { pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
-import type { GuardrailRow, GuardrailsTable, SavedStatus } from '../db/guardrails.db.js';
 import { guardrailEntity } from './guardrails.entity.js';
 
 type Db = Kysely<ControlDatabase>;

@@ -2,8 +2,8 @@
 // guardrails belong to one workspace; organisation-level ones (no workspace) serve every workspace
 // and only organisation-level callers change them.
 import { randomUUID } from 'node:crypto';
-import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict, invalid } from '../api-errors.js';
+import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';

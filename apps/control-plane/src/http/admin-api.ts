@@ -2,10 +2,10 @@
 import { AppError, jsonInputProblem, type Logger, MAX_JSON_DEPTH } from '@aigw/runtime';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
+import { apiError } from '../api-errors.js';
 import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
 import type { LoggerClient } from './logger-client.js';
-import { apiError } from '../api-errors.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRoutes, type RouteDefinition } from './route.js';
 

@@ -5,14 +5,14 @@ import type { Logger } from '@aigw/runtime';
 import type { Request, Response, Router } from 'express';
 import type { Kysely } from 'kysely';
 import { type ZodType, z } from 'zod';
+import { forbidden, invalid } from '../api-errors.js';
 import { buildAuditEvent } from '../audit/audit-event.js';
 import type { Authenticate } from '../auth/authenticate.js';
 import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import type { ControlDatabase } from '../db/schema.js';
-import type { LoggerClient } from './logger-client.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
-import { forbidden, invalid } from '../api-errors.js';
+import type { LoggerClient } from './logger-client.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -5,6 +5,7 @@ import { AuditOutcome } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { ADMIN_KEY, apiClient, startControlPlane, test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
+import { integrationProviders } from '../providers/integration-providers.js';
 import { providerRoutes } from '../providers/providers.routes.js';
 import { virtualKeyRoutes } from '../virtual-keys/virtual-keys.routes.js';
 import { integrationRoutes } from './integrations.routes.js';
@@ -99,7 +100,7 @@ describe('integrations access', () => {
 
   test('the OpenAPI document covers every integration, provider and virtual-key route', async ({ cp }) => {
     const doc = (await cp.call('get', '/openapi.json', { key: null })).body;
-    const routes = [...integrationRoutes, ...providerRoutes, ...virtualKeyRoutes];
+    const routes = [...integrationRoutes(integrationProviders), ...providerRoutes, ...virtualKeyRoutes];
     expect(routes.length).toBe(17);
     for (const route of routes) {
       const operation = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method];

@@ -2,10 +2,10 @@
 // (resolution of ids or slugs, and merging a bulk update into the stored list).
 import { AppError } from '@aigw/runtime';
 import { type Kysely, type SqlBool, sql } from 'kysely';
+import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase, IntegrationWorkspaceEntry } from '../db/schema.js';
-import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import { pageBounds } from '../http/list.js';
 import { type IntegrationRow, workspaceMayUse } from './integrations.entity.js';
 import type { ListIntegrationsQuery, WorkspaceEntryInput } from './integrations.schema.js';

@@ -3,16 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import { EntityKind } from '@aigw/proto';
 import { sql } from 'kysely';
-import { lookupWorkspace } from '../auth/visibility.js';
 import { conflict } from '../api-errors.js';
+import { lookupWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
-import { deleteProvider } from '../providers/providers.repository.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
 import { fillCurrentUsage } from '../usage/current-usage.js';
 import { credentialColumns } from './credentials.seal.js';
-import { createDefaultProviders } from './integrations.default-providers.js';
+import type { IntegrationProviders } from './integration-providers.js';
 import {
   type IntegrationRow,
   integrationEntity,
@@ -48,7 +47,8 @@ function slugTaken(slug: string) {
   return conflict(`an integration with slug "${slug}" already exists in the organisation`, 'body.slug');
 }
 
-export const integrationRoutes: RouteDefinition[] = [
+/** The integration routes; `providers` is how they create and delete the integration's providers. */
+export const integrationRoutes = (providers: IntegrationProviders): RouteDefinition[] => [
   defineRoute({
     method: 'post',
     path: '/integrations',
@@ -103,7 +103,7 @@ export const integrationRoutes: RouteDefinition[] = [
         if (body.create_default_provider !== false) {
           const enabled = entries.filter((e) => e.enabled).map((e) => e.workspace_id);
           const providerSlug = body.default_provider_slug ?? row.slug;
-          await createDefaultProviders(
+          await providers.createDefaults(
             tx,
             principal,
             row,
@@ -229,14 +229,7 @@ export const integrationRoutes: RouteDefinition[] = [
       const before = await findIntegration(db, principal, params.integrationId);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         const row = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
-        // Providers of a deleted integration would have no credentials left: they go with it.
-        const providers = await tx.db
-          .selectFrom('providers')
-          .selectAll()
-          .where('integration_id', '=', row.id)
-          .forUpdate()
-          .execute();
-        for (const provider of providers) await deleteProvider(tx, provider);
+        await providers.deleteAllOf(tx, row.id);
         await tx.db.deleteFrom('integrations').where('id', '=', row.id).execute();
         await tx.change(
           await writeTombstone(tx.db, {
@@ -251,5 +244,5 @@ export const integrationRoutes: RouteDefinition[] = [
       });
     },
   }),
-  ...integrationWorkspaceRoutes,
+  ...integrationWorkspaceRoutes(providers),
 ];

@@ -5,7 +5,7 @@ import { toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { fillCurrentUsage } from '../usage/current-usage.js';
-import { createDefaultProviders } from './integrations.default-providers.js';
+import type { IntegrationProviders } from './integration-providers.js';
 import {
   integrationEntity,
   integrationWorkspaceToApi,
@@ -20,7 +20,7 @@ import {
 
 const TAG = 'Integrations';
 
-export const integrationWorkspaceRoutes: RouteDefinition[] = [
+export const integrationWorkspaceRoutes = (providers: IntegrationProviders): RouteDefinition[] => [
   defineRoute({
     method: 'get',
     path: '/integrations/:integrationId/workspaces',
@@ -90,7 +90,7 @@ export const integrationWorkspaceRoutes: RouteDefinition[] = [
             .filter((e) => e.enabled && named.has(e.workspace_id))
             .map((e) => e.workspace_id);
           const slug = body.default_provider_slug ?? row.slug;
-          await createDefaultProviders(tx, principal, row, enabled, slug, 'body.default_provider_slug');
+          await providers.createDefaults(tx, principal, row, enabled, slug, 'body.default_provider_slug');
         }
         return entries.map(integrationWorkspaceToApi);
       });

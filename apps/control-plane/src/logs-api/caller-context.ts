@@ -4,10 +4,10 @@
 // false; *ViewAnalytics=false hides analytics. The logger fails closed on whatever is left empty.
 import type { CallerContext } from '@aigw/proto';
 import type { Kysely } from 'kysely';
+import { forbidden } from '../api-errors.js';
 import { actorOf, type Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { forbidden } from '../api-errors.js';
 import { type AccessOverrides, effectiveAccess } from '../organisations/access-settings.js';
 
 export interface Visibility {

@@ -5,10 +5,10 @@ import { type DownloadExportResponse, ExportFormat, ExportStatus, type LogExport
 import { status as grpcStatus, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { z } from 'zod';
 import { listSchema, pageQuery, toList } from '../http/list.js';
+import { loggerError } from '../http/logger-client.js';
 import { defineRoute } from '../http/route.js';
 import { visibilityOf } from './caller-context.js';
 import { logFilterSchema, toLogFilter } from './log-filter.schema.js';
-import { loggerError } from '../http/logger-client.js';
 import { actorToApi } from './logs.entity.js';
 import { iso, loggerOf } from './logs-api.context.js';
 

@@ -1,6 +1,7 @@
 // Shared by the logs-api routes: the logger client (503 when none is configured) and page bounds.
-import type { RouteContext } from '../http/route.js';
+
 import { type LoggerClient, loggerUnavailable } from '../http/logger-client.js';
+import type { RouteContext } from '../http/route.js';
 
 export function loggerOf(ctx: RouteContext<unknown, unknown, unknown>): LoggerClient {
   if (!ctx.logsService)

@@ -3,8 +3,8 @@
 
 import { matchPricing } from '@aigw/pricing';
 import type { ExpressionBuilder, Kysely, SqlBool } from 'kysely';
-import type { ControlDatabase, ModelPricingTable } from '../db/schema.js';
 import { forbidden, notFound } from '../api-errors.js';
+import type { ControlDatabase, ModelPricingTable } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { ModelPricingRow } from './model-pricing.entity.js';
 

@@ -1,10 +1,10 @@
 // Where a policy belongs and who may see it: the owner of a new policy (organisation, optional
 // workspace), references inside its conditions, and tenant-scoped lookups ("Policy not found").
 import type { Kysely } from 'kysely';
+import { apiError, invalid, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { apiError, invalid, referenceNotFound } from '../api-errors.js';
 import { type Page, pageBounds } from '../http/list.js';
 import { WILDCARD } from './policies.conditions.js';
 import {

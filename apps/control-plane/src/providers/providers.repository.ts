@@ -10,16 +10,16 @@ import {
   sql,
   type Updateable,
 } from 'kysely';
+import { conflict, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase, ProvidersTable } from '../db/schema.js';
-import { conflict, notFound } from '../api-errors.js';
 import { pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
 import { tagsContain } from '../integrations/tags.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
-import { virtualKeyEntity } from './virtual-keys.entity.js';
 import { type ProviderRow, providerEntity } from './providers.entity.js';
+import { virtualKeyEntity } from './virtual-keys.entity.js';
 
 type Db = Kysely<ControlDatabase>;
 type Eb = ExpressionBuilder<ControlDatabase, 'providers'>;

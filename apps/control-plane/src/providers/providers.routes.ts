@@ -1,8 +1,8 @@
 // Providers: workspace instances of an integration, addressed by requests as `@<slug>`. Organisation
 // callers manage every workspace's; workspace-bound callers only their own (others are 404).
 import { randomUUID } from 'node:crypto';
-import { isUuid, lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict } from '../api-errors.js';
+import { isUuid, lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { usableIntegration } from '../integrations/integrations.repository.js';

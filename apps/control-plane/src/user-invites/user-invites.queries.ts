@@ -1,9 +1,9 @@
 // Invite lookups shared by the invite routes: workspace grants, the derived status filter, locking.
 import type { ExpressionBuilder, Kysely } from 'kysely';
+import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase, WorkspaceRole } from '../db/schema.js';
-import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { InviteApiStatus, UserInviteRow } from './user-invites.entity.js';
 
 export interface WorkspaceGrant {

@@ -2,8 +2,8 @@
 // e-mail; the invitee accepts with the one-time token (user-invites.accept.ts).
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { isUuid } from '../auth/visibility.js';
 import { conflict, forbidden, notFound } from '../api-errors.js';
+import { isUuid } from '../auth/visibility.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { emailFilter } from '../users/users.routes.js';

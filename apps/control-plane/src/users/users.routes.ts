@@ -3,10 +3,10 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { z } from 'zod';
+import { conflict, forbidden, notFound } from '../api-errors.js';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import type { Principal } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, forbidden, notFound } from '../api-errors.js';
 import { csvEnum, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { membershipsOf, type UserRow, userSchema, userToApi, userWithMemberships } from './users.entity.js';

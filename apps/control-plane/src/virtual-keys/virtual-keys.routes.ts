@@ -1,8 +1,8 @@
 // Legacy virtual keys: the old API over the providers table. A virtual key created here holds its own
 // credentials (sealed with AAD `provider:<id>`); every provider is also readable here as a key.
 import { randomUUID } from 'node:crypto';
-import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { conflict, invalid } from '../api-errors.js';
+import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { credentialColumns } from '../integrations/credentials.seal.js';

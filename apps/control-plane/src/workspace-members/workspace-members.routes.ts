@@ -2,10 +2,10 @@
 // them; a workspace-bound caller may read its own workspace's). Every change is audited.
 import { type Kysely, sql } from 'kysely';
 import { z } from 'zod';
+import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList, uuid } from '../http/list.js';
 import { defineRoute, type MutationTx, type RouteDefinition } from '../http/route.js';
 import {

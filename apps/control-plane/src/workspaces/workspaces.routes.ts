@@ -2,10 +2,10 @@
 // workspace-bound caller may read its own). DELETE archives: keys and logs keep referring to it.
 import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
+import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import { roleAtLeast } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { slugFromName } from '../http/slug.js';

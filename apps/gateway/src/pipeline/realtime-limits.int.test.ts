@@ -2,21 +2,12 @@
 // session (the third in its window is refused before the provider is reached), every session is a
 // request event with the usage of its turns, and a token budget stops a session whose turns used it.
 
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { RateLimitType, RateLimitUnit, type RequestEvent, UsageLimitType } from '@aigw/proto';
+import { type Entity, RateLimitType, RateLimitUnit, type RequestEvent, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import {
-  apiKey,
-  type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
-  startControlPlaneGateway,
-  workspace,
-} from '../../test/control-plane-entities.js';
+import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
 import { makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
 
 let gw: ControlPlaneGateway | undefined;
@@ -26,29 +17,16 @@ afterEach(async () => {
   gw = undefined;
 });
 
-async function start(redis: Parameters<typeof makeLimits>[0], policy: (ws: string) => object) {
-  const org = randomUUID();
-  const ws = randomUUID();
-  const int = randomUUID();
-  const key = `aigw_${randomUUID()}`;
-  const { limits } = makeLimits(redis);
-  gw = await startControlPlaneGateway([], {}, {}, limits);
-  gw.use([
-    organisation(org),
-    workspace(ws, org),
-    apiKey(key, org, ws),
-    integration(int, org, {
-      credentials: { api_key: 'sk-managed' },
-      options: { custom_host: `${gw.mock.url}/v1` },
-    }),
-    provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-    { ...(policy(ws) as ReturnType<typeof ratePolicy>), organisationId: org },
+async function start(redis: Parameters<typeof makeLimits>[0], policy: (ws: string) => Entity) {
+  const tenant = await startTenantGateway(makeLimits(redis).limits, ({ org, ws }) => [
+    { ...policy(ws), organisationId: org },
   ]);
-  const current = gw;
+  gw = tenant.gw;
+  const current = tenant.gw;
   return (traceId: string) =>
     new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=gpt-4o-realtime`, {
       headers: {
-        'x-service-api-key': key,
+        'x-service-api-key': tenant.key,
         'x-service-provider': '@openai-prod',
         'x-service-trace-id': traceId,
       },

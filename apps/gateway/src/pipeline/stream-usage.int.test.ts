@@ -1,19 +1,10 @@
 // Streams whose client did not ask for usage (the OpenAI SDK's default) are charged with the
 // provider's own token counts: a token budget stops them at its limit, and their request events
 // carry those counts and a cost, on real Redis.
-import { randomUUID } from 'node:crypto';
 import { UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
-import {
-  apiKey,
-  type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
-  startControlPlaneGateway,
-  workspace,
-} from '../../test/control-plane-entities.js';
+import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
 import { gpt4oPrice, makeLimits, usagePolicy } from '../limits/limits.test-support.js';
 
 let gw: ControlPlaneGateway | undefined;
@@ -27,21 +18,7 @@ describe('stream usage the client did not ask for', () => {
   test('ten streamed calls against a small token budget stop at the budget, each event with real tokens and a cost', async ({
     redis,
   }) => {
-    const org = randomUUID();
-    const ws = randomUUID();
-    const int = randomUUID();
-    const key = `aigw_${randomUUID()}`;
-    const { limits } = makeLimits(redis.client);
-    gw = await startControlPlaneGateway([], {}, {}, limits);
-    gw.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${gw.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    const tenant = await startTenantGateway(makeLimits(redis.client).limits, ({ org, ws }) => [
       gpt4oPrice(),
       {
         ...usagePolicy({
@@ -52,6 +29,8 @@ describe('stream usage the client did not ask for', () => {
         organisationId: org,
       },
     ]);
+    gw = tenant.gw;
+    const { key } = tenant;
     const current = gw;
     const call = (n: number) =>
       fetch(`${current.base}/v1/chat/completions`, {
@@ -91,21 +70,7 @@ describe('stream usage the client did not ask for', () => {
   test('a provider that reports no usage at all: the tokenizer estimates it, marked estimated, priced and charged', async ({
     redis,
   }) => {
-    const org = randomUUID();
-    const ws = randomUUID();
-    const int = randomUUID();
-    const key = `aigw_${randomUUID()}`;
-    const { limits } = makeLimits(redis.client);
-    gw = await startControlPlaneGateway([], {}, {}, limits);
-    gw.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${gw.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    const tenant = await startTenantGateway(makeLimits(redis.client).limits, ({ org, ws }) => [
       gpt4oPrice(),
       {
         ...usagePolicy({
@@ -116,6 +81,8 @@ describe('stream usage the client did not ask for', () => {
         organisationId: org,
       },
     ]);
+    gw = tenant.gw;
+    const { key } = tenant;
     const current = gw;
     const call = (n: number, stream: boolean) =>
       fetch(`${current.base}/v1/chat/completions`, {

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/principal.js';
 import type { MutationTx } from '../http/route.js';
-import type { ProviderRow } from '../providers/providers.entity.js';
-import { creatorOf, insertProvider } from '../providers/providers.repository.js';
-import type { IntegrationRow } from './integrations.entity.js';
+import type { IntegrationRow } from '../integrations/integrations.entity.js';
+import type { ProviderRow } from './providers.entity.js';
+import { creatorOf, insertProvider } from './providers.repository.js';
 
 /**
  * Creates the default provider in every listed workspace that has no provider of this integration
