@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
-const conditions = ['@aigw/source', ...defaultServerConditions];
+// Without vite's `module` condition packages resolve as Node resolves them in production: the AWS
+// SDK's @smithy packages would otherwise load their extensionless `dist-es` builds, which Node cannot.
+const conditions = ['@aigw/source', ...defaultServerConditions.filter((c) => c !== 'module')];
 const globalSetup = fileURLToPath(new URL('./packages/testkit/src/global-setup.ts', import.meta.url));
 
 export interface SharedOptions {
