@@ -68,3 +68,18 @@ describe('request event publish() with NATS connected', () => {
     teardown: () => publisher.flush(30_000),
   });
 });
+
+// What an event costs end to end, response path and off it: a turn's worth of events built,
+// encoded, written to the journal (one write a turn, docs/request-events.md), batched, published
+// and acked. Compare with the journal's cost stated there (about 1-3 µs of CPU an event).
+const TURN = 16;
+describe('request events end to end (journal, batch, publish, ack)', () => {
+  bench(
+    `${TURN} events published in one turn, then flushed to their acks`,
+    async () => {
+      for (let i = 0; i < TURN; i++) publisher.publish(event);
+      await publisher.flush(30_000);
+    },
+    { time: 2_000 },
+  );
+});
