@@ -53,7 +53,15 @@ export async function readTargetBody(
     (managed !== undefined && needsModel(managed)) ||
     (access !== undefined &&
       deps.limits?.readsModel(access.snapshot, access.identity.organisation.id) === true);
-  const usageAsked = streamsUsageOnRequest(ctx.method, ctx.path) && isJson(ctx);
+  const usageAsked =
+    isJson(ctx) &&
+    streamsUsageOnRequest(
+      ctx.method,
+      ctx.path,
+      target.provider.id,
+      ctx.search,
+      target.base.cloud.azure?.apiVersion,
+    );
   if (!modelNeeded && !usageAsked && !target.provider.needsBody(target.base)) {
     // Streams through: the model can still be in the path (Bedrock), never in an unread body.
     ctx.model = requestModel(ctx.path, undefined, undefined, undefined);

@@ -7,9 +7,40 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { StreamUsageStripper, withStreamUsage } from '../formats/openai-stream-usage.js';
 import type { ResponseFilter } from '../upstream/forward.js';
 
-/** Chat and text completions: the OpenAI-style APIs whose streams report usage only when asked. */
-export function streamsUsageOnRequest(method: string, path: string): boolean {
-  return method === 'POST' && (path.endsWith('/chat/completions') || path.endsWith('/completions'));
+/**
+ * Providers whose OpenAI-style APIs accept `stream_options.include_usage`. Others may refuse an
+ * unknown field (Mistral answers 422): their streams are read as they come (usage the provider
+ * reports on its own), else estimated with the tokenizer, so they are never free either.
+ */
+const ASKS_USAGE: ReadonlySet<string> = new Set([
+  'openai',
+  'azure-openai',
+  'deepseek',
+  'groq',
+  'together-ai',
+  'fireworks-ai',
+]);
+
+/** Azure accepts `stream_options` from this API version on; older ones refuse it. */
+const AZURE_STREAM_OPTIONS_SINCE = '2024-09-01';
+
+/**
+ * Chat and text completions of a provider that takes `include_usage`: the OpenAI-style APIs whose
+ * streams report usage only when asked. `search` is the request's query (Azure's `api-version` may
+ * be there), `azureApiVersion` the header's.
+ */
+export function streamsUsageOnRequest(
+  method: string,
+  path: string,
+  providerId: string,
+  search = '',
+  azureApiVersion?: string,
+): boolean {
+  if (method !== 'POST' || !ASKS_USAGE.has(providerId)) return false;
+  if (!path.endsWith('/chat/completions') && !path.endsWith('/completions')) return false;
+  if (providerId !== 'azure-openai') return true;
+  const version = new URLSearchParams(search).get('api-version') ?? azureApiVersion ?? '';
+  return version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE;
 }
 
 /** A cheap look at the raw body before parsing: only bodies naming `"stream"` can be streams. */
