@@ -14,6 +14,7 @@ import {
   organisation,
   provider,
   startControlPlaneGateway,
+  startTenantGateway,
   workspace,
 } from '../../test/control-plane-entities.js';
 import { gpt4oPrice, makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
@@ -28,21 +29,7 @@ afterEach(async () => {
 });
 
 async function start(redis: Parameters<typeof makeLimits>[0], policy: Parameters<typeof ratePolicy>[0]) {
-  const org = randomUUID();
-  const ws = randomUUID();
-  const int = randomUUID();
-  const key = `aigw_${randomUUID()}`;
-  const { limits } = makeLimits(redis);
-  gw = await startControlPlaneGateway([], {}, {}, limits);
-  gw.use([
-    organisation(org),
-    workspace(ws, org),
-    apiKey(key, org, ws),
-    integration(int, org, {
-      credentials: { api_key: 'sk-managed' },
-      options: { custom_host: `${gw.mock.url}/v1` },
-    }),
-    provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+  const tenant = await startTenantGateway(makeLimits(redis).limits, ({ org, ws }) => [
     {
       ...ratePolicy({
         conditions: [{ key: 'workspace_id', value: ws }],
@@ -52,13 +39,14 @@ async function start(redis: Parameters<typeof makeLimits>[0], policy: Parameters
       organisationId: org,
     },
   ]);
-  const current = gw;
+  gw = tenant.gw;
+  const current = tenant.gw;
   return (body: unknown = chat) =>
     fetch(`${current.base}/v1/chat/completions`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'x-service-api-key': key,
+        'x-service-api-key': tenant.key,
         'x-service-provider': '@openai-prod',
       },
       body: JSON.stringify(body),

@@ -10,7 +10,7 @@ import { readCloudOptions } from '../providers/cloud-headers.js';
 import { readBody } from '../upstream/read-body.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
 import { jsonModel } from './request-event.js';
-import { mayStream, streamsUsageOnRequest, withUsageRequested } from './stream-usage.js';
+import { streamsUsageOnRequest, withUsageRequested } from './stream-usage.js';
 
 export interface BodyDeps {
   readonly maxBodyBytes: number;
@@ -67,10 +67,9 @@ export async function readTargetBody(
     ctx.model = requestModel(ctx.path, undefined, undefined, undefined);
     return;
   }
+  // Parsed once here: the request event and the usage estimate read the model from it too.
   const body = await readBody(ctx.req, deps.maxBodyBytes);
-  // Completions that cannot be streams are not parsed for usage alone.
-  if (modelNeeded || target.provider.needsBody(target.base) || mayStream(body)) parse(ctx, body);
-  else ctx.body = body;
+  parse(ctx, body);
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');

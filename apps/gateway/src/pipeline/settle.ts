@@ -59,17 +59,8 @@ function finish(
     if (held) {
       void admission.settle(settledUsage(held.contentType, held.body, held.body, ctx.model, facts.provider));
     } else {
-      // Read once: the request event reuses it (the capture is sealed, so it would read the same).
-      const read =
-        facts.responseFacts ??
-        (outcome
-          ? readResponseFacts(
-              outcome.responseHeaders['content-type'],
-              facts.response.complete(),
-              facts.response.tail(),
-            )
-          : undefined);
-      if (read) facts.responseFacts = read;
+      // Read once in settleAndPublish: the request event reuses it.
+      const read = facts.responseFacts;
       void admission.settle(read ? usageOf(read, ctx.model, facts.provider) : undefined);
     }
     const charges = admission.usageCharges;

@@ -98,7 +98,8 @@ describe('stream usage the client did not ask for', () => {
         body: JSON.stringify({
           model: 'gpt-4o',
           messages: [{ role: 'user', content: 'three little words' }],
-          stream,
+          // A plain call names no `stream` at all, as the SDKs send it.
+          ...(stream ? { stream } : {}),
         }),
       });
     const first = await call(0, true);

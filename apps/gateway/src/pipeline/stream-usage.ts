@@ -43,11 +43,6 @@ export function streamsUsageOnRequest(
   return version.slice(0, 10) >= AZURE_STREAM_OPTIONS_SINCE;
 }
 
-/** A cheap look at the raw body before parsing: only bodies naming `"stream"` can be streams. */
-export function mayStream(body: Buffer): boolean {
-  return body.includes('"stream"');
-}
-
 /** The body to send when the client streams without usage; undefined when nothing changes. */
 export function withUsageRequested(json: unknown): Record<string, unknown> | undefined {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
