@@ -61,6 +61,20 @@ describe('pass-through', () => {
     }
   });
 
+  test('a completion body that is not JSON goes to the provider as sent, which answers it', async () => {
+    const sent = '{"model":"gpt-4o","messages":[';
+    const res = await fetch(`${h.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...h.openaiHeaders, 'content-type': 'application/json', authorization: 'Bearer sk-test' },
+      body: sent,
+    });
+    // The provider's own error, not the gateway's: the gateway read the body only to look at it.
+    expect(res.headers.get('x-service-gateway-error')).toBeNull();
+    expect(res.status).toBe(400);
+    await res.text();
+    expect(h.mock.requests.at(-1)?.body.toString('utf8')).toBe(sent);
+  });
+
   test('a second `?` stays in the query, with or without a config', async () => {
     const config = JSON.stringify({
       targets: [

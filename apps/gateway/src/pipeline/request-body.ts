@@ -21,12 +21,17 @@ function isJson(ctx: RequestContext): boolean {
   return ctx.req.headers['content-type']?.includes('json') ?? false;
 }
 
-function parse(ctx: RequestContext, body: Buffer): void {
+/**
+ * `required`: a stage cannot go on without the JSON (400 when it does not parse); otherwise a body
+ * that does not parse is sent as it came and the provider answers it, as without the gateway.
+ */
+function parse(ctx: RequestContext, body: Buffer, required = true): void {
   ctx.body = body;
   if (body.length === 0 || !isJson(ctx)) return;
   try {
     ctx.json = JSON.parse(body.toString('utf8'));
   } catch {
+    if (!required) return;
     throw gatewayError('invalid_json', 'The request body is not valid JSON');
   }
   ctx.facts.modelRequested = jsonModel(ctx.json);
@@ -69,7 +74,7 @@ export async function readTargetBody(
   }
   // Parsed once here: the request event and the usage estimate read the model from it too.
   const body = await readBody(ctx.req, deps.maxBodyBytes);
-  parse(ctx, body);
+  parse(ctx, body, modelNeeded || target.provider.needsBody(target.base));
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');
