@@ -287,7 +287,7 @@ export async function startBench(options: {
     children.push(
       await start('bare proxy', [
         ...(options.bareNodeArgs ?? []),
-        `${root}apps/gateway/bench/bare-proxy.mjs`,
+        process.env.BENCH_BARE_SCRIPT ?? `${root}apps/gateway/bench/bare-proxy.mjs`,
         String(barePort),
         `${mock}/v1`,
       ]),
