@@ -1,6 +1,7 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
+import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';
 import type { RouteDefinition } from './http/route.js';
 import { integrationRoutes } from './integrations/integrations.routes.js';
@@ -27,6 +28,7 @@ export const routes: readonly RouteDefinition[] = [
   ...providerRoutes,
   ...virtualKeyRoutes,
   ...configRoutes,
+  ...deploymentRoutes,
   ...guardrailRoutes,
   ...modelPricingRoutes,
   ...policyRoutes,

@@ -7,6 +7,7 @@ import { conflict } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
+import { deploymentsRunning } from '../deployments/deployments.repository.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';
@@ -181,7 +182,15 @@ export const configRoutes: RouteDefinition[] = [
     async handler({ db, principal, params, query, mutate }) {
       const before = await visibleConfig(db, principal, params.configId, query.workspace_id);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
-        await deleteConfig(tx, await findVisibleConfig(tx.db, principal, before.id, { forUpdate: true }));
+        // Locked first: a deployment being created on it (which reads it FOR SHARE) waits or is seen.
+        const current = await findVisibleConfig(tx.db, principal, before.id, { forUpdate: true });
+        const running = await deploymentsRunning(tx.db, current.id);
+        if (running.length > 0) {
+          throw conflict(
+            `deployments run this config (${running.join(', ')}): point them at another config or delete them first`,
+          );
+        }
+        await deleteConfig(tx, current);
         return {};
       });
     },

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import { readConfigEntities } from '../configs/configs.entity.js';
 import type { ControlDatabase } from '../db/schema.js';
+import { readDeploymentEntities } from '../deployments/deployments.entity.js';
 import { readGuardrailEntities } from '../guardrails/guardrails.entity.js';
 import { readIntegrationEntities } from '../integrations/integrations.entity.js';
 import { readModelPricingEntities } from '../model-pricing/model-pricing.entity.js';
@@ -37,6 +38,7 @@ export const snapshotReaders: ReadonlyMap<EntityKind, EntityReader> = new Map([
   reader(EntityKind.VIRTUAL_KEY, readVirtualKeyEntities),
   reader(EntityKind.MODEL_PRICING, readModelPricingEntities),
   reader(EntityKind.CONFIG, readConfigEntities),
+  reader(EntityKind.DEPLOYMENT, readDeploymentEntities),
   reader(EntityKind.GUARDRAIL, readGuardrailEntities),
   reader(EntityKind.RATE_LIMIT_POLICY, readRateLimitsPolicies),
   reader(EntityKind.USAGE_LIMIT_POLICY, readUsageLimitsPolicies),

@@ -61,6 +61,8 @@ export enum EntityKind {
   GUARDRAIL = 10,
   /** MODEL_PRICING - Model pricing used for cost accounting. */
   MODEL_PRICING = 11,
+  /** DEPLOYMENT - A deployment: a named, typed pointer to one of its workspace's saved configs. */
+  DEPLOYMENT = 20,
   UNRECOGNIZED = -1,
 }
 
@@ -102,6 +104,9 @@ export function entityKindFromJSON(object: any): EntityKind {
     case 11:
     case "ENTITY_KIND_MODEL_PRICING":
       return EntityKind.MODEL_PRICING;
+    case 20:
+    case "ENTITY_KIND_DEPLOYMENT":
+      return EntityKind.DEPLOYMENT;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -135,6 +140,8 @@ export function entityKindToJSON(object: EntityKind): string {
       return "ENTITY_KIND_GUARDRAIL";
     case EntityKind.MODEL_PRICING:
       return "ENTITY_KIND_MODEL_PRICING";
+    case EntityKind.DEPLOYMENT:
+      return "ENTITY_KIND_DEPLOYMENT";
     case EntityKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -186,6 +193,49 @@ export function apiKeyTypeToJSON(object: ApiKeyType): string {
     case ApiKeyType.SERVICE:
       return "API_KEY_TYPE_SERVICE";
     case ApiKeyType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** What a deployment serves. */
+export enum DeploymentType {
+  /** UNSPECIFIED - Not set (never sent). */
+  UNSPECIFIED = 0,
+  /** PRODUCTION - Serves production traffic. */
+  PRODUCTION = 1,
+  /** NON_PRODUCTION - Staging, development, testing. */
+  NON_PRODUCTION = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function deploymentTypeFromJSON(object: any): DeploymentType {
+  switch (object) {
+    case 0:
+    case "DEPLOYMENT_TYPE_UNSPECIFIED":
+      return DeploymentType.UNSPECIFIED;
+    case 1:
+    case "DEPLOYMENT_TYPE_PRODUCTION":
+      return DeploymentType.PRODUCTION;
+    case 2:
+    case "DEPLOYMENT_TYPE_NON_PRODUCTION":
+      return DeploymentType.NON_PRODUCTION;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return DeploymentType.UNRECOGNIZED;
+  }
+}
+
+export function deploymentTypeToJSON(object: DeploymentType): string {
+  switch (object) {
+    case DeploymentType.UNSPECIFIED:
+      return "DEPLOYMENT_TYPE_UNSPECIFIED";
+    case DeploymentType.PRODUCTION:
+      return "DEPLOYMENT_TYPE_PRODUCTION";
+    case DeploymentType.NON_PRODUCTION:
+      return "DEPLOYMENT_TYPE_NON_PRODUCTION";
+    case DeploymentType.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -248,6 +298,9 @@ export interface Entity {
     | //
     /** Body for ENTITY_KIND_MODEL_PRICING. */
     { $case: "modelPricing"; value: ModelPricing }
+    | //
+    /** Body for ENTITY_KIND_DEPLOYMENT. */
+    { $case: "deployment"; value: Deployment }
     | undefined;
 }
 
@@ -540,6 +593,20 @@ export interface Config {
   status: EntityStatus;
 }
 
+/** A deployment (`x-service-deployment: <slug>`): requests of its workspace that name it run its config. */
+export interface Deployment {
+  /** Display name. */
+  name: string;
+  /** Slug used in `x-service-deployment`, unique within the workspace. */
+  slug: string;
+  /** PRODUCTION or NON_PRODUCTION. */
+  type: DeploymentType;
+  /** The saved config (Config entity id, same workspace) the deployment runs. */
+  configId: string;
+  /** ACTIVE or ARCHIVED. */
+  status: EntityStatus;
+}
+
 /** A key-value condition selecting the requests a policy applies to. */
 export interface PolicyCondition {
   /**
@@ -716,6 +783,9 @@ export const Entity: MessageFns<Entity> = {
       case "modelPricing":
         ModelPricing.encode(message.body.value, writer.uint32(162).fork()).join();
         break;
+      case "deployment":
+        Deployment.encode(message.body.value, writer.uint32(242).fork()).join();
+        break;
     }
     return writer;
   },
@@ -877,6 +947,14 @@ export const Entity: MessageFns<Entity> = {
             message.body = { $case: "modelPricing", value: ModelPricing.decode(reader, reader.uint32()) };
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.body = { $case: "deployment", value: Deployment.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -942,6 +1020,8 @@ export const Entity: MessageFns<Entity> = {
         ? { $case: "modelPricing", value: ModelPricing.fromJSON(object.modelPricing) }
         : isSet(object.model_pricing)
         ? { $case: "modelPricing", value: ModelPricing.fromJSON(object.model_pricing) }
+        : isSet(object.deployment)
+        ? { $case: "deployment", value: Deployment.fromJSON(object.deployment) }
         : undefined,
     };
   },
@@ -991,6 +1071,8 @@ export const Entity: MessageFns<Entity> = {
       obj.guardrail = Guardrail.toJSON(message.body.value);
     } else if (message.body?.$case === "modelPricing") {
       obj.modelPricing = ModelPricing.toJSON(message.body.value);
+    } else if (message.body?.$case === "deployment") {
+      obj.deployment = Deployment.toJSON(message.body.value);
     }
     return obj;
   },
@@ -1071,6 +1153,12 @@ export const Entity: MessageFns<Entity> = {
       case "modelPricing": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "modelPricing", value: ModelPricing.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "deployment": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "deployment", value: Deployment.fromPartial(object.body.value) };
         }
         break;
       }
@@ -4242,6 +4330,143 @@ export const Config: MessageFns<Config> = {
     message.slug = object.slug ?? "";
     message.version = object.version ?? 0;
     message.bodyJson = object.bodyJson ?? "";
+    message.status = object.status ?? 0;
+    return message;
+  },
+};
+
+function createBaseDeployment(): Deployment {
+  return { name: "", slug: "", type: 0, configId: "", status: 0 };
+}
+
+export const Deployment: MessageFns<Deployment> = {
+  encode(message: Deployment, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.type !== 0) {
+      writer.uint32(24).int32(message.type);
+    }
+    if (message.configId !== "") {
+      writer.uint32(34).string(message.configId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(40).int32(message.status);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Deployment {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeployment();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.type = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.configId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Deployment {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      type: isSet(object.type) ? deploymentTypeFromJSON(object.type) : 0,
+      configId: isSet(object.configId)
+        ? globalThis.String(object.configId)
+        : isSet(object.config_id)
+        ? globalThis.String(object.config_id)
+        : "",
+      status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+    };
+  },
+
+  toJSON(message: Deployment): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.type !== 0) {
+      obj.type = deploymentTypeToJSON(message.type);
+    }
+    if (message.configId !== "") {
+      obj.configId = message.configId;
+    }
+    if (message.status !== 0) {
+      obj.status = entityStatusToJSON(message.status);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Deployment>, I>>(base?: I): Deployment {
+    return Deployment.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Deployment>, I>>(object: I): Deployment {
+    const message = createBaseDeployment();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.type = object.type ?? 0;
+    message.configId = object.configId ?? "";
     message.status = object.status ?? 0;
     return message;
   },
