@@ -12,8 +12,13 @@ export interface Reply {
 export class AdminClient {
   constructor(
     private readonly base: () => string,
-    private readonly key: string,
+    readonly key: string,
   ) {}
+
+  /** `http://127.0.0.1:<port>` of the control plane (changes when it restarts). */
+  baseUrl(): string {
+    return this.base();
+  }
 
   async call(method: string, path: string, body?: unknown): Promise<Reply> {
     const res = await fetch(`${this.base()}/v1${path}`, {

@@ -34,6 +34,8 @@ const CODES = {
   provider_not_found: { status: 400, type: 'invalid_request_error' },
   /** `x-service-config` names no saved, active config of the key's workspace. */
   config_not_found: { status: 400, type: 'invalid_request_error' },
+  /** `x-service-deployment` names no active deployment of the key's workspace. */
+  deployment_not_found: { status: 400, type: 'invalid_request_error' },
   /** A config names a saved guardrail that is not an active guardrail of the key's workspace or organisation. */
   guardrail_not_found: { status: 400, type: 'invalid_request_error' },
   /** Control-plane mode: no `x-service-api-key`. */

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createMockProvider, type MockOptions, type MockProvider } from '@aigw/mock-provider';
 import {
   ApiKeyType,
+  DeploymentType,
   type Entity,
   EntityKind,
   EntityStatus,
@@ -257,6 +258,29 @@ export function savedConfig(
         slug,
         version: fields.version ?? 1,
         bodyJson: JSON.stringify(body),
+        status: fields.status ?? EntityStatus.ACTIVE,
+      },
+    },
+  };
+}
+
+export function deployment(
+  id: string,
+  organisationId: string,
+  workspaceId: string,
+  slug: string,
+  configId: string,
+  fields: { status?: EntityStatus } = {},
+): Entity {
+  return {
+    ...envelope(EntityKind.DEPLOYMENT, id, version++, organisationId, workspaceId),
+    body: {
+      $case: 'deployment',
+      value: {
+        name: slug,
+        slug,
+        type: DeploymentType.PRODUCTION,
+        configId,
         status: fields.status ?? EntityStatus.ACTIVE,
       },
     },

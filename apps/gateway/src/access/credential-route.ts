@@ -1,6 +1,6 @@
 // Spec 5.1: which of the accepted credential combinations a request uses (besides its API key):
 // (a) virtual key, or its replacement `@slug`; (b) provider authorization + provider name;
-// (c) config (header, or the key's default config); (d) (b) + custom host. Anything else is a
+// (c) config (header, a deployment naming one, or the key's default config); (d) (b) + custom host. Anything else is a
 // 400 that names what is missing or what conflicts.
 import type { IncomingHttpHeaders } from 'node:http';
 import { gatewayError } from '../errors.js';
@@ -10,6 +10,7 @@ import { H, type ServiceHeaders } from '../request/service-headers.js';
 
 export type CredentialRoute =
   | { readonly kind: 'config'; readonly value: string; readonly fromKeyDefault: boolean }
+  | { readonly kind: 'deployment'; readonly ref: string }
   | { readonly kind: 'virtual_key'; readonly slug: string }
   | { readonly kind: 'managed'; readonly slug: string }
   | { readonly kind: 'headers' };
@@ -26,6 +27,13 @@ export function credentialRoute(
   defaultConfigId: string,
 ): CredentialRoute {
   const config = single(headers, H.config);
+  const deployment = single(headers, H.deployment);
+  if (deployment !== undefined && config !== undefined) {
+    throw conflict(
+      `send either ${H.deployment} or ${H.config}, not both: a deployment runs its own config`,
+      H.deployment,
+    );
+  }
   const virtualKey = single(headers, H.virtualKey);
   const provider = service.provider;
   const managed = provider?.startsWith('@') === true;
@@ -38,6 +46,7 @@ export function credentialRoute(
       H.customHost,
     );
   }
+  if (deployment !== undefined) return { kind: 'deployment', ref: deployment };
   if (config !== undefined) return { kind: 'config', value: config, fromKeyDefault: false };
   if (virtualKey !== undefined) return { kind: 'virtual_key', slug: virtualKey };
   if (managed && provider !== undefined) return { kind: 'managed', slug: provider.slice(1) };

@@ -1,6 +1,6 @@
 // Control-plane mode, before anything is sent: authenticate, merge metadata defaults, and resolve
-// where the request goes (saved or inline config with its saved guardrails, `@slug`, virtual key, or
-// the provider headers).
+// where the request goes (saved or inline config with its saved guardrails, a deployment's config,
+// `@slug`, virtual key, or the provider headers).
 import type { IncomingHttpHeaders } from 'node:http';
 import { createJwtVerifier, type JwtSettings, type JwtVerifier } from '@aigw/jwt-auth';
 import type { Logger } from '@aigw/runtime';
@@ -12,6 +12,7 @@ import type { AccessRoute, RequestAccess } from './access-types.js';
 import { createAuthenticate } from './authenticate.js';
 import { credentialRoute } from './credential-route.js';
 import { CredentialStore } from './credentials.js';
+import { deploymentConfigId, findDeployment } from './deployments.js';
 import { type Identity, mergedMetadata } from './identity.js';
 import { createManagedResolver, type ManagedRequest, type ManagedTarget } from './managed-provider.js';
 import { SavedConfigs } from './saved-config.js';
@@ -64,6 +65,16 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
   const authenticate = createAuthenticate(deps.jwt);
   const credentials = new CredentialStore(deps.masterKey, deps.log);
   const configs = new SavedConfigs();
+  /** A saved config by id or slug; failing that, a deployment's slug names the config it runs. */
+  const savedOrDeployment = (snapshot: Snapshot, workspaceId: string, ref: string, param: string) => {
+    try {
+      return configs.resolve(snapshot, workspaceId, ref, param);
+    } catch (err) {
+      const deployment = findDeployment(snapshot, workspaceId, ref);
+      if (!deployment) throw err;
+      return configs.resolve(snapshot, workspaceId, deployment.body.value.configId, param);
+    }
+  };
   const resolveManaged = createManagedResolver(credentials);
 
   const resolve = (
@@ -81,15 +92,20 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
       fromHeaders = managed({ virtualKey: chosen.slug, param: H.virtualKey });
     else if (service.provider?.startsWith('@'))
       fromHeaders = managed({ provider: service.provider, param: H.provider });
-    else if (chosen.kind === 'config') {
+    else if (chosen.kind === 'config' || chosen.kind === 'deployment') {
       const virtualKey = (headers[H.virtualKey] as string | undefined)?.trim();
       if (virtualKey) fromHeaders = managed({ virtualKey, param: H.virtualKey });
     }
     let route: AccessRoute;
-    if (chosen.kind === 'config') {
+    if (chosen.kind === 'deployment') {
+      const configId = deploymentConfigId(snapshot, workspaceId, chosen.ref, H.deployment);
+      const saved = configs.resolve(snapshot, workspaceId, configId, H.deployment);
+      const config = resolveGuardrailRefs(saved.config, snapshot, identity.organisation.id, workspaceId);
+      route = { kind: 'config', config, saved };
+    } else if (chosen.kind === 'config') {
       const saved = chosen.value.startsWith('{')
         ? undefined
-        : configs.resolve(
+        : savedOrDeployment(
             snapshot,
             workspaceId,
             chosen.value,

@@ -6,7 +6,7 @@ import { cloudFor, eventIdentity, eventProviderRef, managedRef } from '../access
 import { gatewayError } from '../errors.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { readConfigHeader } from '../request/config-header.js';
-import type { ServiceHeaders } from '../request/service-headers.js';
+import { H, type ServiceHeaders } from '../request/service-headers.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { bearer, resolveProvider } from '../upstream/target.js';
 import type { Caller } from './identify.js';
@@ -40,6 +40,13 @@ export function resolveRoute(
       return;
     }
   } else {
+    if (headers[H.deployment] !== undefined) {
+      throw gatewayError(
+        'config_unavailable',
+        `${H.deployment} names a deployment; deployments need a control plane (CONTROL_PLANE_GRPC_URL)`,
+        { param: H.deployment },
+      );
+    }
     const config = readConfigHeader(headers);
     if (config) {
       ctx.route = { kind: 'config', config };

@@ -14,6 +14,7 @@ export const H = {
   provider: 'x-service-provider',
   apiKey: 'x-service-api-key',
   config: 'x-service-config',
+  deployment: 'x-service-deployment',
   virtualKey: 'x-service-virtual-key',
   cacheForceRefresh: 'x-service-cache-force-refresh',
   cacheNamespace: 'x-service-cache-namespace',

@@ -31,11 +31,12 @@ const slugKey = (kind: EntityKind, scope: string, slug: string): string => `${ki
  */
 export const organisationScope = (organisationId: string): string => `org:${organisationId}`;
 
-/** Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, guardrail). */
+/** Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, deployment, guardrail). */
 const SLUGGED = new Set<EntityKind>([
   EntityKind.PROVIDER,
   EntityKind.VIRTUAL_KEY,
   EntityKind.CONFIG,
+  EntityKind.DEPLOYMENT,
   EntityKind.GUARDRAIL,
 ]);
 
