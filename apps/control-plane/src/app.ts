@@ -20,11 +20,12 @@ import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
 import { tokenRejectionAuditor } from './auth/token-audit.js';
 import { bootstrap } from './bootstrap.js';
-import type { ControlPlaneConfig } from './config.js';
+import { type ControlPlaneConfig, secretEnvironment } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './http/logger-client.js';
+import { createSecretRefreshWorker } from './integrations/secret-refresh.worker.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
@@ -38,7 +39,11 @@ export interface ControlPlaneApp extends App {
 
 const VERSION = '0.1.0';
 
-export function createApp(config: ControlPlaneConfig, options: { log?: Logger } = {}): ControlPlaneApp {
+export function createApp(
+  config: ControlPlaneConfig,
+  /** `secretEnv`: the variables `env` secret references read (default: this process's AIGW_SECRET_*). */
+  options: { log?: Logger; secretEnv?: ReadonlyMap<string, string> } = {},
+): ControlPlaneApp {
   const log =
     options.log ??
     createLogger({ app: 'control-plane', level: config.LOG_LEVEL, instanceId: config.INSTANCE_ID });
@@ -110,6 +115,21 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       });
       expiry.start();
       closer.add('api key expiry', () => expiry.stop());
+      const masterKey = config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY);
+      const secretManagers = {
+        env: options.secretEnv ?? secretEnvironment(),
+        timeoutMs: config.SECRET_MANAGER_TIMEOUT_MS,
+      };
+      const secretRefresh = createSecretRefreshWorker({
+        db: database.db,
+        log,
+        intervalMs: config.SECRET_REFRESH_SWEEP_MS,
+        auditEnabled: config.AUDIT_LOGS_ENABLED,
+        masterKey,
+        ...secretManagers,
+      });
+      secretRefresh.start();
+      closer.add('secret refresh', () => secretRefresh.stop());
 
       // The settings guarantee a token unless SNAPSHOT_SERVICE_AUTH turned the check off in words.
       const snapshotToken = config.SNAPSHOT_SERVICE_TOKEN ?? null;
@@ -164,8 +184,9 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
           auditEnabled: config.AUDIT_LOGS_ENABLED,
           log,
           version: VERSION,
-          masterKey: config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY),
+          masterKey,
           logsService,
+          secretManagers,
         }),
         health: {
           checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },

@@ -56,6 +56,10 @@ const settingsObject = z.object({
   SNAPSHOT_SERVICE_AUTH: serviceAuth,
   /** How often the background worker marks keys past `expires_at` as expired. */
   API_KEY_EXPIRY_SWEEP_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
+  /** How often the background refresher looks for integrations whose secret references are due. */
+  SECRET_REFRESH_SWEEP_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+  /** Deadline of one request to a secret manager (Vault, AWS Secrets Manager). */
+  SECRET_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   /** How often the outbox relay polls when no NOTIFY woke it. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
 
@@ -91,4 +95,15 @@ export type ControlPlaneConfig = z.output<typeof settingsSchema>;
 
 export function loadControlPlaneConfig(env: NodeJS.ProcessEnv = process.env): ControlPlaneConfig {
   return loadConfig(settingsSchema, env);
+}
+
+/** Variables `env` secret references may read: only `AIGW_SECRET_*`, never the rest of the environment. */
+export const SECRET_ENV_PREFIX = 'AIGW_SECRET_';
+
+export function secretEnvironment(env: NodeJS.ProcessEnv = process.env): ReadonlyMap<string, string> {
+  return new Map(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith(SECRET_ENV_PREFIX) && entry[1] !== undefined,
+    ),
+  );
 }

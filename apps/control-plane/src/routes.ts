@@ -11,6 +11,7 @@ import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
 import { integrationProviders } from './providers/integration-providers.js';
 import { providerRoutes } from './providers/providers.routes.js';
+import { secretReferenceRoutes } from './secret-references/secret-references.routes.js';
 import { userInviteRoutes } from './user-invites/user-invites.routes.js';
 import { userRoutes } from './users/users.routes.js';
 import { virtualKeyRoutes } from './virtual-keys/virtual-keys.routes.js';
@@ -33,4 +34,5 @@ export const routes: readonly RouteDefinition[] = [
   ...modelPricingRoutes,
   ...policyRoutes,
   ...logsApiRoutes,
+  ...secretReferenceRoutes,
 ];

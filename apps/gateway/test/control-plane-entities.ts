@@ -148,6 +148,7 @@ export function integration(
     allowAllWorkspaces?: boolean;
     workspaces?: Pick<IntegrationWorkspace, 'workspaceId' | 'enabled'>[];
     allowedModels?: string[];
+    credentialError?: string;
   } = {},
 ): Entity {
   return {
@@ -169,6 +170,7 @@ export function integration(
         rateLimits: [],
         usageLimits: [],
         tags: {},
+        credentialError: fields.credentialError ?? '',
       },
     },
   };

@@ -7,7 +7,7 @@ type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 /** bigint: pg returns it as a string; updates set `sql<number>`version + 1``. */
 type Version = ColumnType<string, number | undefined, number>;
-type Json<T extends object> = JSONColumnType<T, string | undefined, string>;
+export type Json<T extends object> = JSONColumnType<T, string | undefined, string>;
 
 export interface OutboxTable {
   id: Generated<string>;
@@ -155,9 +155,28 @@ export interface IntegrationsTable {
   rate_limits: Json<unknown[]>;
   usage_limits: Json<unknown[]>;
   tags: Json<Record<string, string>>;
+  /** Credential fields taken from secret references (migration 0016; secret-references/). */
+  secret_mappings: Json<SecretMapping[]>;
+  /** Last time every mapping resolved; the refresh window runs from here. */
+  secrets_resolved_at: Date | null;
+  /** Last time the refresher tried (success or not). */
+  secrets_checked_at: Date | null;
+  /** Why the last resolution failed; null after a success. */
+  secrets_error: string | null;
+  /** The credentials were withdrawn: resolution failed past the refresh window (gateways refuse). */
+  secrets_withheld: ColumnType<boolean, boolean | undefined, boolean>;
   version: Version;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+}
+
+/** One credential field of an integration taken from a secret reference. */
+export interface SecretMapping {
+  /** The credential field it fills (`api_key`, `aws_secret_access_key`, ...). */
+  readonly field: string;
+  readonly secret_reference_id: string;
+  /** The key inside a secret that holds several values (a Vault KV entry, a JSON secret). */
+  readonly key: string | null;
 }
 
 export type ProviderStoredStatus = 'active' | 'expired' | 'disabled' | 'archived';

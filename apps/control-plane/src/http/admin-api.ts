@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { apiError } from '../api-errors.js';
 import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
+import type { ManagerDeps } from '../secrets/secret-managers.js';
 import type { LoggerClient } from './logger-client.js';
 import { buildOpenApi } from './openapi.js';
 import { mountRoutes, type RouteDefinition } from './route.js';
@@ -21,6 +22,8 @@ export interface AdminApiOptions {
   readonly masterKey?: Buffer | null;
   /** The logger's LogsService (LOGGER_GRPC_URL); null: the logs routes answer 503. */
   readonly logsService?: LoggerClient | null;
+  /** Secret managers: the AIGW_SECRET_* variables and the per-request timeout. */
+  readonly secretManagers?: ManagerDeps;
 }
 
 export const MAX_BODY_BYTES = 1024 * 1024;

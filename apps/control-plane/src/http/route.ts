@@ -12,6 +12,7 @@ import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '.
 import type { Scope } from '../auth/scopes.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
+import type { ManagerDeps, SecretDeps } from '../secrets/secret-managers.js';
 import type { LoggerClient } from './logger-client.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -44,6 +45,8 @@ export interface RouteContext<P, Q, B> {
   readonly masterKey: Buffer | null;
   /** The logger's LogsService; null when LOGGER_GRPC_URL is unset. */
   readonly logsService: LoggerClient | null;
+  /** Reading secret references (secret-references/): MASTER_KEY, the AIGW_SECRET_* variables, timeouts. */
+  readonly secrets: SecretDeps & { readonly auditEnabled: boolean };
   /** Runs `fn` in one transaction and audits it there (same commit as the change). */
   mutate<T>(target: MutationTarget, fn: (tx: MutationTx) => Promise<T>): Promise<T>;
   /**
@@ -101,6 +104,8 @@ export interface MountDeps {
   readonly log: Logger;
   readonly masterKey?: Buffer | null;
   readonly logsService?: LoggerClient | null;
+  /** Secret managers: the AIGW_SECRET_* variables and the per-request timeout (defaults: none, 5 s). */
+  readonly secretManagers?: ManagerDeps;
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[], deps: MountDeps): void {
@@ -171,6 +176,12 @@ function buildContext(
     log: deps.log,
     masterKey: deps.masterKey ?? null,
     logsService: deps.logsService ?? null,
+    secrets: {
+      masterKey: deps.masterKey ?? null,
+      env: deps.secretManagers?.env ?? new Map(),
+      timeoutMs: deps.secretManagers?.timeoutMs ?? 5_000,
+      auditEnabled: deps.auditEnabled,
+    },
     auditAs: (target) => {
       failure.target = target;
     },

@@ -69,6 +69,16 @@ export function integrationToApi(row: IntegrationRow) {
     rate_limits: row.rate_limits as RateLimitInput[],
     usage_limits: usageLimitsToApi(row.usage_limits),
     tags: row.tags,
+    secret_mappings: row.secret_mappings,
+    secrets:
+      row.secret_mappings.length === 0
+        ? null
+        : {
+            resolved_at: row.secrets_resolved_at?.toISOString() ?? null,
+            checked_at: row.secrets_checked_at?.toISOString() ?? null,
+            error: row.secrets_error,
+            withheld: row.secrets_withheld,
+          },
     created_at: row.created_at.toISOString(),
     last_updated_at: row.updated_at.toISOString(),
   };
@@ -90,7 +100,13 @@ export function integrationEntity(row: IntegrationRow): Entity {
         slug: row.slug,
         aiProvider: row.ai_provider,
         status: row.status === 'active' ? EntityStatus.ACTIVE : EntityStatus.DISABLED,
-        encryptedCredentials: row.encrypted_credentials ?? Buffer.alloc(0),
+        // Withheld: their secret references failed past the refresh window (secret-references/).
+        encryptedCredentials: row.secrets_withheld
+          ? Buffer.alloc(0)
+          : (row.encrypted_credentials ?? Buffer.alloc(0)),
+        credentialError: row.secrets_withheld
+          ? `its credentials come from secret references that could not be resolved: ${row.secrets_error ?? 'unknown error'}`
+          : '',
         options: optionsToProto(row.options),
         allowAllWorkspaces: row.allow_all_workspaces,
         workspaces: row.workspaces.map((entry) => ({

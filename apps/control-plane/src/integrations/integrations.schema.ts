@@ -61,6 +61,30 @@ const defaultProvider = {
   default_provider_slug: entitySlugSchema.optional(),
 };
 
+/** Credential fields that hold one secret string (custom headers and key files are stored, not mapped). */
+export const MAPPABLE_FIELDS = [
+  'api_key',
+  'client_secret',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'aws_session_token',
+] as const;
+
+export const secretMappingsInput = z
+  .array(
+    z
+      .object({
+        field: z.enum(MAPPABLE_FIELDS),
+        secret_reference_id: idOrSlug,
+        key: z.string().min(1).max(255).optional(),
+      })
+      .strict(),
+  )
+  .max(MAPPABLE_FIELDS.length)
+  .refine((m) => new Set(m.map((e) => e.field)).size === m.length, 'each field may be mapped once');
+
+export type SecretMappingsInput = z.output<typeof secretMappingsInput>;
+
 export const createIntegrationBody = z
   .object({
     name: entityNameSchema,
@@ -68,6 +92,8 @@ export const createIntegrationBody = z
     description: z.string().max(1024).optional(),
     ai_provider: z.enum(AI_PROVIDERS),
     credentials: credentialsInput.optional(),
+    /** Credential fields taken from secret references instead of `credentials` (docs/admin-api/secret-references.md). */
+    secret_mappings: secretMappingsInput.optional(),
     options: optionsInput.optional(),
     allow_all_workspaces: z.boolean().optional(),
     workspaces: workspacesInput.optional(),
@@ -87,6 +113,8 @@ export const updateIntegrationBody = z
     description: z.string().max(1024).optional(),
     status: z.enum(['active', 'disabled']).optional(),
     credentials: credentialsInput.nullable().optional(),
+    /** Replaces the mappings; `[]` keeps the last resolved values as stored credentials. */
+    secret_mappings: secretMappingsInput.optional(),
     options: optionsInput.optional(),
     allow_all_workspaces: z.boolean().optional(),
     allowed_models: allowedModelsSchema.optional(),
@@ -149,6 +177,19 @@ export const integrationSchema = z.object({
   rate_limits: z.array(rateLimitOut),
   usage_limits: z.array(usageLimitOut),
   tags: z.record(z.string(), z.string()),
+  secret_mappings: z.array(
+    z.object({ field: z.string(), secret_reference_id: z.uuid(), key: z.string().nullable() }),
+  ),
+  /** Where credentials come from secret references: the last resolution. */
+  secrets: z
+    .object({
+      resolved_at: z.string().nullable(),
+      checked_at: z.string().nullable(),
+      error: z.string().nullable(),
+      /** Resolution failed past the refresh window: gateways refuse to use the integration. */
+      withheld: z.boolean(),
+    })
+    .nullable(),
   created_at: z.string(),
   last_updated_at: z.string(),
 });

@@ -17,6 +17,7 @@ import {
   integrationWorkspaceListSchema,
   updateWorkspacesBody,
 } from './integrations.schema.js';
+import { assertMappingsAllowed } from './secret-mappings.js';
 
 const TAG = 'Integrations';
 
@@ -72,6 +73,8 @@ export const integrationWorkspaceRoutes = (providers: IntegrationProviders): Rou
           .where('id', '=', current.id)
           .returningAll()
           .executeTakeFirstOrThrow();
+        // A secret reference the integration maps must allow every workspace it now reaches.
+        await assertMappingsAllowed(tx.db, row.organisation_id, row, row.secret_mappings, 'body.workspaces');
         for (const entry of entries) {
           const previous = current.workspaces.find((e) => e.workspace_id === entry.workspace_id);
           const subject = { kind: 'integration', id: row.id } as const;

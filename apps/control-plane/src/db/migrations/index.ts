@@ -8,6 +8,7 @@ import * as policies from './0008-policies.js';
 import * as configsGuardrails from './0009-configs-guardrails.js';
 import * as modelPricing from './0010-model-pricing.js';
 import * as deployments from './0015-deployments.js';
+import * as secretReferences from './0016-secret-references.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -18,4 +19,5 @@ export const migrations: Migrations = {
   '0009-configs-guardrails': configsGuardrails,
   '0010-model-pricing': modelPricing,
   '0015-deployments': deployments,
+  '0016-secret-references': secretReferences,
 };

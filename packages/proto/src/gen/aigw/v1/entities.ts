@@ -498,6 +498,11 @@ export interface Integration {
   usageLimits: UsageLimit[];
   /** Custom key-value tags (list filters). */
   tags: { [key: string]: string };
+  /**
+   * Set when the credentials come from secret references that could not be resolved within their
+   * refresh window: `encrypted_credentials` is then empty and gateways refuse to use the integration.
+   */
+  credentialError: string;
 }
 
 export interface Integration_OptionsEntry {
@@ -2798,6 +2803,7 @@ function createBaseIntegration(): Integration {
     rateLimits: [],
     usageLimits: [],
     tags: {},
+    credentialError: "",
   };
 }
 
@@ -2839,6 +2845,9 @@ export const Integration: MessageFns<Integration> = {
     globalThis.Object.entries(message.tags).forEach(([key, value]: [string, string]) => {
       Integration_TagsEntry.encode({ key: key as any, value }, writer.uint32(98).fork()).join();
     });
+    if (message.credentialError !== "") {
+      writer.uint32(162).string(message.credentialError);
+    }
     return writer;
   },
 
@@ -2957,6 +2966,14 @@ export const Integration: MessageFns<Integration> = {
             }
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.credentialError = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3035,6 +3052,11 @@ export const Integration: MessageFns<Integration> = {
           {},
         )
         : {},
+      credentialError: isSet(object.credentialError)
+        ? globalThis.String(object.credentialError)
+        : isSet(object.credential_error)
+        ? globalThis.String(object.credential_error)
+        : "",
     };
   },
 
@@ -3088,6 +3110,9 @@ export const Integration: MessageFns<Integration> = {
         });
       }
     }
+    if (message.credentialError !== "") {
+      obj.credentialError = message.credentialError;
+    }
     return obj;
   },
 
@@ -3124,6 +3149,7 @@ export const Integration: MessageFns<Integration> = {
       },
       {},
     );
+    message.credentialError = object.credentialError ?? "";
     return message;
   },
 };

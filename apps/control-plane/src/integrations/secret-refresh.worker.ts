@@ -1,0 +1,74 @@
+// The background refresher of secret references: every sweep, the integrations whose mappings are
+// due (never checked, or checked longer ago than the shortest refresh interval of their references)
+// are resolved again, so a secret rotated at the manager reaches gateways without anyone editing the
+// integration, and one that stops resolving is withheld once its refresh window has passed.
+import type { Logger } from '@aigw/runtime';
+import type { Kysely } from 'kysely';
+import type { ControlDatabase } from '../db/schema.js';
+import type { SecretDeps } from '../secrets/secret-managers.js';
+import { dueIntegrations, type RefreshOutcome, refreshIntegration } from './secret-mappings.js';
+
+export interface SecretRefreshWorkerDeps extends SecretDeps {
+  readonly db: Kysely<ControlDatabase>;
+  readonly log: Logger;
+  readonly intervalMs: number;
+  readonly auditEnabled: boolean;
+}
+
+export interface SecretRefreshWorker {
+  start(): void;
+  /** Stops the timer and waits for a sweep in progress. */
+  stop(): Promise<void>;
+  /** Refreshes every due integration as of `now`; returns what happened to each. */
+  sweep(now?: Date): Promise<RefreshOutcome[]>;
+}
+
+/** Integrations per sweep: a backlog is worked through over several sweeps. */
+const BATCH = 100;
+
+export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): SecretRefreshWorker {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+
+  async function sweep(now = new Date()): Promise<RefreshOutcome[]> {
+    const outcomes: RefreshOutcome[] = [];
+    for (const id of await dueIntegrations(deps.db, now, BATCH)) {
+      const outcome = await refreshIntegration(deps.db, deps, id, now);
+      if (outcome) outcomes.push(outcome);
+    }
+    return outcomes;
+  }
+
+  function tick(): void {
+    if (running) return;
+    running = sweep()
+      .then((outcomes) => {
+        const failed = outcomes.filter((o) => o.error !== null);
+        if (failed.length > 0) {
+          deps.log.warn(
+            { integrations: failed.map((o) => ({ id: o.id, error: o.error })) },
+            'secret references could not be resolved',
+          );
+        }
+      })
+      .catch((err: unknown) => deps.log.error({ err }, 'secret reference refresh failed'))
+      .finally(() => {
+        running = undefined;
+      });
+  }
+
+  return {
+    start() {
+      if (timer) return;
+      tick();
+      timer = setInterval(tick, deps.intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      timer = undefined;
+      await running;
+    },
+    sweep,
+  };
+}
