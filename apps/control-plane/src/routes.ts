@@ -8,6 +8,7 @@ import { logsApiRoutes } from './logs-api/logs-api.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
+import { promptFamilyRoutes } from './prompts/index.js';
 import { integrationProviders } from './providers/integration-providers.js';
 import { providerRoutes } from './providers/providers.routes.js';
 import { userInviteRoutes } from './user-invites/user-invites.routes.js';
@@ -31,4 +32,5 @@ export const routes: readonly RouteDefinition[] = [
   ...modelPricingRoutes,
   ...policyRoutes,
   ...logsApiRoutes,
+  ...promptFamilyRoutes,
 ];
