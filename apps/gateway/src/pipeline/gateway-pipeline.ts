@@ -4,7 +4,7 @@
 //   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
 //   realtime session) -> settle limits and publish the request event.
 // A prompt completion (`POST /v1/prompts/{id}/completions`) is the same pipeline with two stages of
-// its own (prompts/prompt-stage.ts): resolve prompt between authorise and resolve route, and the
+// its own (prompt-stage.ts): resolve prompt between authorise and resolve route, and the
 // prompt body (the rendered chat-completions body) before the body stage.
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
 // publishes. Adding a stage or a request kind touches this file and the stage's own module.
@@ -17,7 +17,6 @@ import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
 import { promptReference } from '../prompts/prompt-ref.js';
-import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from '../prompts/prompt-stage.js';
 import { H } from '../request/service-headers.js';
 import { createConfigRoute } from '../routing/config-route.js';
 import { CustomHostCache } from '../upstream/custom-host-cache.js';
@@ -26,6 +25,7 @@ import { authorise } from './authorise.js';
 import { callConfig } from './call-config.js';
 import { callUpstream } from './call-upstream.js';
 import { identify } from './identify.js';
+import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from './prompt-stage.js';
 import { createRealtimeRelay } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';

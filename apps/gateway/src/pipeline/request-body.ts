@@ -42,7 +42,7 @@ export async function readConfigBody(ctx: RequestContext, deps: BodyDeps): Promi
   if (Number(ctx.req.headers['content-length'] ?? 0) > deps.maxBodyBytes) {
     throw gatewayError('payload_too_large', `The request body is larger than ${deps.maxBodyBytes} bytes`);
   }
-  // A prompt completion's body was rendered by its own stage (prompts/prompt-stage.ts).
+  // A prompt completion's body was rendered by its own stage (prompt-stage.ts).
   parse(ctx, ctx.body ?? (await readBody(ctx.req, deps.maxBodyBytes)));
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], ctx.body, ctx.json);
 }

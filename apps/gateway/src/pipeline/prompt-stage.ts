@@ -8,12 +8,12 @@
 import { promptRequestBody, TemplateError } from '@aigw/prompt-template';
 import type { PromptVersion } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
-import type { Caller } from '../pipeline/identify.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import { partialsOf, type SelectedPrompt, selectPrompt } from '../prompts/prompt-lookup.js';
+import { parsePromptRef } from '../prompts/prompt-ref.js';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import { readBody } from '../upstream/read-body.js';
-import { partialsOf, type SelectedPrompt, selectPrompt } from './prompt-lookup.js';
-import { parsePromptRef } from './prompt-ref.js';
+import type { Caller } from './identify.js';
+import type { RequestContext } from './request-context.js';
 
 /** What a prompt completion calls upstream: the OpenAI-style chat completions of the provider. */
 export const PROMPT_UPSTREAM_PATH = '/chat/completions';
