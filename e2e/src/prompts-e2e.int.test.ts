@@ -46,11 +46,17 @@ async function complete(
   ref: string,
   body: Record<string, unknown>,
   traceId = randomUUID(),
+  extraHeaders: Record<string, string> = {},
 ): Promise<Completion> {
   const before = world.mock.requests.length;
   const res = await fetch(`${gateway}/v1/prompts/${ref}/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-api-key': key, 'x-service-trace-id': traceId },
+    headers: {
+      'content-type': 'application/json',
+      'x-service-api-key': key,
+      'x-service-trace-id': traceId,
+      ...extraHeaders,
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   });
@@ -314,5 +320,88 @@ describe('prompts through the gateway (issue 18)', () => {
     );
     const noScope = await complete(world, world.gateways[0], logsOnly.key, 'guarded', {});
     expect([noScope.status, noScope.body.error.code]).toEqual([403, 'insufficient_scope']);
+  });
+
+  test('a prompt naming no provider is routed by the request: a config with a cache replays it; a key rate limit refuses it', async ({
+    world,
+  }) => {
+    const { admin } = world.stack;
+    const ws = world.tenant.workspaceId;
+    await admin.post('/prompts', {
+      name: 'Routed',
+      slug: 'routed',
+      workspace_id: ws,
+      string: 'Cache me, {{who}}',
+      model: 'gpt-4o-mini',
+      parameters: { max_tokens: 4 },
+    });
+    const { key } = await admin.createKey(ws, 'routed', {
+      rate_limits: [{ type: 'requests', unit: 'rpm', value: 4 }],
+    });
+    const config = JSON.stringify({
+      provider: world.tenant.provider,
+      cache: { mode: 'simple', max_age: 600 },
+    });
+    const headers = { 'x-service-config': config };
+    const { value: first } = await pollUntil(
+      () =>
+        complete(
+          world,
+          world.gateways[0],
+          key,
+          'routed',
+          { variables: { who: 'Ada' } },
+          randomUUID(),
+          headers,
+        ),
+      (reply) => reply.status !== 401 && reply.status !== 404,
+      { boundMs: 15_000, intervalMs: 50, what: 'routed prompt served' },
+    );
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get('x-service-cache-status')).toBe('MISS');
+    expect(first.sent?.messages).toEqual([{ role: 'user', content: 'Cache me, Ada' }]);
+    const second = await complete(
+      world,
+      world.gateways[0],
+      key,
+      'routed',
+      { variables: { who: 'Ada' } },
+      randomUUID(),
+      headers,
+    );
+    expect(second.status).toBe(200);
+    expect(second.headers.get('x-service-cache-status')).toBe('HIT');
+    expect(second.sent).toBeUndefined();
+    expect(second.text).toBe(first.text);
+    // A prompt that names its provider refuses a config that would send it elsewhere.
+    const conflict = await complete(
+      world,
+      world.gateways[0],
+      key,
+      'support-reply',
+      { variables: VARIABLES },
+      randomUUID(),
+      headers,
+    );
+    expect([conflict.status, conflict.body.error?.code]).toEqual([400, 'conflicting_credentials']);
+    // The key's 4 requests a minute: the calls above, then refusals.
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n++) {
+      statuses.push(
+        (
+          await complete(
+            world,
+            world.gateways[0],
+            key,
+            'routed',
+            { variables: { who: `n${n}` } },
+            randomUUID(),
+            headers,
+          )
+        ).status,
+      );
+    }
+    expect(statuses).toContain(429);
+    expect(statuses.slice(statuses.indexOf(429)).every((s) => s === 429)).toBe(true);
   });
 });
