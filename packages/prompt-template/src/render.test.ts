@@ -104,3 +104,24 @@ describe('requiredVariables', () => {
     expect(requiredVariables(['{{> a}}'], (n) => partials[n]).sort()).toEqual(['x', 'y']);
   });
 });
+
+describe('promptRequestBody', () => {
+  it('puts overrides over the model and parameters, messages last, and refuses a messages override', async () => {
+    const { promptRequestBody } = await import('./request-body.js');
+    const version = {
+      template: 'Q: {{q}}',
+      model: 'gpt-4o-mini',
+      parameters: { temperature: 0.2, max_tokens: 50 },
+    };
+    expect(promptRequestBody(version, { q: 'why' }, { max_tokens: 5, stream: true }, none)).toEqual({
+      temperature: 0.2,
+      max_tokens: 5,
+      stream: true,
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Q: why' }],
+    });
+    expect(thrown(() => promptRequestBody(version, { q: 'x' }, { messages: [] }, none)).code).toBe(
+      'invalid_override',
+    );
+  });
+});

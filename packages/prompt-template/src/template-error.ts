@@ -3,7 +3,8 @@ export type TemplateErrorCode =
   | 'invalid_template'
   | 'unknown_partial'
   | 'partial_cycle'
-  | 'missing_variables';
+  | 'missing_variables'
+  | 'invalid_override';
 
 export class TemplateError extends Error {
   constructor(
