@@ -12,7 +12,8 @@ export interface PromptRef {
 
 /** The reference of a prompt completion (POST only); undefined for every other request. */
 export function promptReference(method: string | undefined, path: string): string | undefined {
-  if (method !== 'POST') return undefined;
+  // Every POST passes here: the prefix test keeps the regular expression off the common path.
+  if (method !== 'POST' || !path.startsWith('/prompts/')) return undefined;
   const match = PATH.exec(path);
   if (!match?.[1]) return undefined;
   try {
