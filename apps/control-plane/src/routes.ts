@@ -9,6 +9,7 @@ import { logsApiRoutes } from './logs-api/logs-api.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
+import { promptFamilyRoutes } from './prompts/index.js';
 import { integrationProviders } from './providers/integration-providers.js';
 import { providerRoutes } from './providers/providers.routes.js';
 import { secretReferenceRoutes } from './secret-references/secret-references.routes.js';
@@ -35,4 +36,5 @@ export const routes: readonly RouteDefinition[] = [
   ...policyRoutes,
   ...logsApiRoutes,
   ...secretReferenceRoutes,
+  ...promptFamilyRoutes,
 ];

@@ -38,6 +38,12 @@ const CODES = {
   deployment_not_found: { status: 400, type: 'invalid_request_error' },
   /** A config names a saved guardrail that is not an active guardrail of the key's workspace or organisation. */
   guardrail_not_found: { status: 400, type: 'invalid_request_error' },
+  /** `/v1/prompts/{id}/completions`: no active prompt (or label, or version) of that name in the key's workspace. */
+  prompt_not_found: { status: 404, type: 'invalid_request_error' },
+  /** The prompt's template needs variables the request did not send (the message names them). */
+  missing_variables: { status: 400, type: 'invalid_request_error' },
+  /** The prompt cannot be rendered as the request asks (an unknown partial, `messages` sent as an override). */
+  invalid_prompt: { status: 400, type: 'invalid_request_error' },
   /** Control-plane mode: no `x-service-api-key`. */
   missing_api_key: { status: 401, type: 'authentication_error' },
   /** Unknown, revoked, disabled or archived API key. */

@@ -16,6 +16,8 @@ describe('ENTITY_KINDS', () => {
       EntityKind.USAGE_LIMIT_POLICY,
       EntityKind.GUARDRAIL,
       EntityKind.MODEL_PRICING,
+      EntityKind.PROMPT,
+      EntityKind.PROMPT_PARTIAL,
       EntityKind.DEPLOYMENT,
     ]);
     expect(Object.isFrozen(ENTITY_KINDS)).toBe(true);

@@ -250,6 +250,37 @@ describe('ChangeEvent', () => {
           extraJson: '{"image":40000}',
         },
       },
+      [EntityKind.PROMPT]: {
+        $case: 'prompt',
+        value: {
+          name: 'Summary',
+          slug: 'summary',
+          collectionId: 'c-1',
+          status: EntityStatus.ACTIVE,
+          defaultVersion: 2,
+          versions: [
+            {
+              version: 1,
+              template: 'Summarise {{text}}',
+              model: 'gpt-4o-mini',
+              parametersJson: '{"max_tokens":64}',
+              variableDefaultsJson: '{"text":"x"}',
+              provider: '@openai-prod',
+            },
+          ],
+          labels: { production: 1 },
+        },
+      },
+      [EntityKind.PROMPT_PARTIAL]: {
+        $case: 'promptPartial',
+        value: {
+          name: 'Tone',
+          slug: 'tone',
+          status: EntityStatus.ACTIVE,
+          version: 3,
+          content: 'Be {{tone}}.',
+        },
+      },
     };
     expect(Object.keys(bodies).map(Number)).toEqual(ENTITY_KINDS);
     for (const kind of ENTITY_KINDS) {

@@ -268,6 +268,8 @@ export const requestEvent: RequestEvent = {
     },
   ],
   usageChargesReported: true,
+  promptVersion: 2,
+  promptLabel: 'production',
 };
 
 export const auditEvent: AuditEvent = {

@@ -85,6 +85,8 @@ export function logToApi(entry: LogEntry, detail?: { logFormat: string }) {
     config_id: none(r.configId),
     config_version: r.configId ? r.configVersion : null,
     prompt_id: none(r.promptId),
+    prompt_version: r.promptId ? r.promptVersion || null : null,
+    prompt_label: none(r.promptLabel),
     model: none(r.modelServed) ?? none(r.modelRequested),
     model_requested: none(r.modelRequested),
     method: r.method,

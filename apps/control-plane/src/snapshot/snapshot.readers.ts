@@ -10,6 +10,7 @@ import { readIntegrationEntities } from '../integrations/integrations.entity.js'
 import { readModelPricingEntities } from '../model-pricing/model-pricing.entity.js';
 import { organisationEntity } from '../organisations/organisations.entity.js';
 import { readRateLimitsPolicies, readUsageLimitsPolicies } from '../policies/policies.snapshot.js';
+import { readPromptEntities, readPromptPartialEntities } from '../prompts/index.js';
 import { readProviderEntities } from '../providers/providers.entity.js';
 import { readVirtualKeyEntities } from '../providers/virtual-keys.entity.js';
 import { readTombstones } from '../tombstones/tombstones.js';
@@ -42,4 +43,6 @@ export const snapshotReaders: ReadonlyMap<EntityKind, EntityReader> = new Map([
   reader(EntityKind.GUARDRAIL, readGuardrailEntities),
   reader(EntityKind.RATE_LIMIT_POLICY, readRateLimitsPolicies),
   reader(EntityKind.USAGE_LIMIT_POLICY, readUsageLimitsPolicies),
+  reader(EntityKind.PROMPT, readPromptEntities),
+  reader(EntityKind.PROMPT_PARTIAL, readPromptPartialEntities),
 ]);

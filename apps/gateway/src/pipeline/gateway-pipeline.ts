@@ -3,6 +3,9 @@
 //   provider target, custom host checked) -> request body (only when a stage needs it) -> admit
 //   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
 //   realtime session) -> settle limits and publish the request event.
+// A prompt completion (`POST /v1/prompts/{id}/completions`) is the same pipeline with two stages of
+// its own (prompt-stage.ts): resolve prompt between authorise and resolve route, and the
+// prompt body (the rendered chat-completions body) before the body stage.
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
 // publishes. Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +16,7 @@ import type { AccessResolver } from '../access/index.js';
 import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
+import { promptReference } from '../prompts/prompt-ref.js';
 import { H } from '../request/service-headers.js';
 import { createConfigRoute } from '../routing/config-route.js';
 import { CustomHostCache } from '../upstream/custom-host-cache.js';
@@ -21,6 +25,7 @@ import { authorise } from './authorise.js';
 import { callConfig } from './call-config.js';
 import { callUpstream } from './call-upstream.js';
 import { identify } from './identify.js';
+import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from './prompt-stage.js';
 import { createRealtimeRelay } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
@@ -66,10 +71,11 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
   const realtime = createRealtimeRelay({ log, limits: deps.limits });
 
   /** The stages every kind shares, up to the call: who, may they, where to. */
-  async function front(ctx: RequestContext): Promise<void> {
+  async function front(ctx: RequestContext, prompt?: string): Promise<void> {
     const pending = identify(ctx, deps.access);
     const caller = pending instanceof Promise ? await pending : pending;
     if (caller) authorise(caller.identity);
+    if (prompt !== undefined) resolvePrompt(ctx, caller, prompt);
     const routed = resolveRoute(ctx, caller, routeDeps);
     if (routed) await routed;
   }
@@ -92,9 +98,14 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
 
   return {
     async http(req, res) {
-      const ctx = createContext(req, 'http', deps.instanceId, captureLimit, captureBodies);
+      const base = createContext(req, 'http', deps.instanceId, captureLimit, captureBodies);
+      const prompt = promptReference(req.method, base.path);
+      // A prompt completion goes upstream as chat completions; its event keeps the path it came on.
+      const ctx: RequestContext =
+        prompt === undefined ? base : { ...base, kind: 'prompt', path: PROMPT_UPSTREAM_PATH };
       try {
-        await front(ctx);
+        await front(ctx, prompt);
+        if (prompt !== undefined) await readPromptBody(ctx, bodyDeps);
         const route = ctx.route;
         if (route?.kind === 'config') {
           await readConfigBody(ctx, bodyDeps);

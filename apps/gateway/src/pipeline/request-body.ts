@@ -42,7 +42,8 @@ export async function readConfigBody(ctx: RequestContext, deps: BodyDeps): Promi
   if (Number(ctx.req.headers['content-length'] ?? 0) > deps.maxBodyBytes) {
     throw gatewayError('payload_too_large', `The request body is larger than ${deps.maxBodyBytes} bytes`);
   }
-  parse(ctx, await readBody(ctx.req, deps.maxBodyBytes));
+  // A prompt completion's body was rendered by its own stage (prompt-stage.ts).
+  parse(ctx, ctx.body ?? (await readBody(ctx.req, deps.maxBodyBytes)));
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], ctx.body, ctx.json);
 }
 
@@ -67,13 +68,14 @@ export async function readTargetBody(
       ctx.search,
       target.base.cloud.azure?.apiVersion,
     );
-  if (!modelNeeded && !usageAsked && !target.provider.needsBody(target.base)) {
+  const rendered = ctx.body;
+  if (rendered === undefined && !modelNeeded && !usageAsked && !target.provider.needsBody(target.base)) {
     // Streams through: the model can still be in the path (Bedrock), never in an unread body.
     ctx.model = requestModel(ctx.path, undefined, undefined, undefined);
     return;
   }
   // Parsed once here: the request event and the usage estimate read the model from it too.
-  const body = await readBody(ctx.req, deps.maxBodyBytes);
+  const body = rendered ?? (await readBody(ctx.req, deps.maxBodyBytes));
   parse(ctx, body, modelNeeded || target.provider.needsBody(target.base));
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
   if (managed && needsModel(managed)) {

@@ -14,8 +14,11 @@ import type { ForwardResult } from '../upstream/forward.js';
 import type { ResponseFacts } from '../upstream/usage.js';
 import type { RequestFacts } from './request-event.js';
 
-/** HTTP requests (plain or with a config) and realtime WebSocket sessions. */
-export type RequestKind = 'http' | 'realtime';
+/**
+ * HTTP requests (plain or with a config), saved-prompt completions (`/prompts/{id}/completions`,
+ * rendered into a chat-completions body) and realtime WebSocket sessions.
+ */
+export type RequestKind = 'http' | 'prompt' | 'realtime';
 
 export type MutableFacts = { -readonly [K in keyof RequestFacts]: RequestFacts[K] };
 

@@ -49,6 +49,8 @@ export interface RequestFacts {
   readonly responseFacts?: ResponseFacts;
   /** The JSON request body's `model` when the pipeline parsed the body (it is parsed here otherwise). */
   readonly modelRequested?: string;
+  /** A saved-prompt completion: the prompt, the version rendered and the label the request named. */
+  readonly prompt?: { readonly id: string; readonly version: number; readonly label: string };
 }
 
 type IdentityField =
@@ -203,7 +205,9 @@ export function buildRequestEvent(
       cacheUs: 0,
       guardrailsUs: 0,
     },
-    promptId: '',
+    promptId: facts.prompt?.id ?? '',
+    promptVersion: facts.prompt?.version ?? 0,
+    promptLabel: facts.prompt?.label ?? '',
     requestSizeBytes: facts.request.total,
     responseSizeBytes: facts.response.total,
     usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],

@@ -31,13 +31,18 @@ const slugKey = (kind: EntityKind, scope: string, slug: string): string => `${ki
  */
 export const organisationScope = (organisationId: string): string => `org:${organisationId}`;
 
-/** Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, deployment, guardrail). */
+/**
+ * Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, deployment,
+ * guardrail, prompt, and the partials prompts include by slug).
+ */
 const SLUGGED = new Set<EntityKind>([
   EntityKind.PROVIDER,
   EntityKind.VIRTUAL_KEY,
   EntityKind.CONFIG,
   EntityKind.DEPLOYMENT,
   EntityKind.GUARDRAIL,
+  EntityKind.PROMPT,
+  EntityKind.PROMPT_PARTIAL,
 ]);
 
 function slugOf(entity: Entity): string | undefined {
@@ -174,7 +179,7 @@ export class Snapshot {
     return this.#current(this.#over.byHash.get(hash) ?? this.#base.byHash.get(hash));
   }
 
-  /** A provider, virtual key, config or guardrail by slug within a workspace (or `organisationScope`). */
+  /** A provider, virtual key, config, guardrail, prompt or partial by slug within a workspace (or `organisationScope`). */
   bySlug(kind: EntityKind, workspaceId: string, slug: string): Entity | undefined {
     const k = slugKey(kind, workspaceId, slug);
     return this.#current(this.#over.bySlug.get(k) ?? this.#base.bySlug.get(k));

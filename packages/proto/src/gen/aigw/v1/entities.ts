@@ -61,6 +61,10 @@ export enum EntityKind {
   GUARDRAIL = 10,
   /** MODEL_PRICING - Model pricing used for cost accounting. */
   MODEL_PRICING = 11,
+  /** PROMPT - A saved prompt with its versions and labels (`/v1/prompts/{id}/completions`). */
+  PROMPT = 12,
+  /** PROMPT_PARTIAL - A prompt partial (`{{> slug}}` in a prompt), at its published version. */
+  PROMPT_PARTIAL = 13,
   /** DEPLOYMENT - A deployment: a named, typed pointer to one of its workspace's saved configs. */
   DEPLOYMENT = 20,
   UNRECOGNIZED = -1,
@@ -104,6 +108,12 @@ export function entityKindFromJSON(object: any): EntityKind {
     case 11:
     case "ENTITY_KIND_MODEL_PRICING":
       return EntityKind.MODEL_PRICING;
+    case 12:
+    case "ENTITY_KIND_PROMPT":
+      return EntityKind.PROMPT;
+    case 13:
+    case "ENTITY_KIND_PROMPT_PARTIAL":
+      return EntityKind.PROMPT_PARTIAL;
     case 20:
     case "ENTITY_KIND_DEPLOYMENT":
       return EntityKind.DEPLOYMENT;
@@ -140,6 +150,10 @@ export function entityKindToJSON(object: EntityKind): string {
       return "ENTITY_KIND_GUARDRAIL";
     case EntityKind.MODEL_PRICING:
       return "ENTITY_KIND_MODEL_PRICING";
+    case EntityKind.PROMPT:
+      return "ENTITY_KIND_PROMPT";
+    case EntityKind.PROMPT_PARTIAL:
+      return "ENTITY_KIND_PROMPT_PARTIAL";
     case EntityKind.DEPLOYMENT:
       return "ENTITY_KIND_DEPLOYMENT";
     case EntityKind.UNRECOGNIZED:
@@ -298,6 +312,12 @@ export interface Entity {
     | //
     /** Body for ENTITY_KIND_MODEL_PRICING. */
     { $case: "modelPricing"; value: ModelPricing }
+    | //
+    /** Body for ENTITY_KIND_PROMPT. */
+    { $case: "prompt"; value: Prompt }
+    | //
+    /** Body for ENTITY_KIND_PROMPT_PARTIAL. */
+    { $case: "promptPartial"; value: PromptPartial }
     | //
     /** Body for ENTITY_KIND_DEPLOYMENT. */
     { $case: "deployment"; value: Deployment }
@@ -718,6 +738,65 @@ export interface ModelPricing {
   extraJson: string;
 }
 
+/** One immutable version of a prompt (`PUT /prompts/{id}` appends one unless `patch` is true). */
+export interface PromptVersion {
+  /** Version number, from 1, unique within the prompt. */
+  version: number;
+  /**
+   * The Mustache template: plain text (one user message) or a JSON array of {role, content} messages
+   * whose contents are templates. Already checked by the control plane (partials known, no loops).
+   */
+  template: string;
+  /** The model the rendered request asks for; empty: the caller's request must name one. */
+  model: string;
+  /** Further chat-completion parameters (temperature, max_tokens, ...) as a JSON object text. */
+  parametersJson: string;
+  /** Defaults of the template's variables as a JSON object text (name -> value). */
+  variableDefaultsJson: string;
+  /**
+   * The provider the prompt is sent to: `@<provider slug>` of the workspace, or empty to use the
+   * request's own routing headers.
+   */
+  provider: string;
+}
+
+/** A saved prompt of a workspace: every version, which one is published, and its labels. */
+export interface Prompt {
+  /** Display name. */
+  name: string;
+  /** Slug, unique within the workspace (`/v1/prompts/<slug>@<label or version>/completions`). */
+  slug: string;
+  /** Collection (folder) it belongs to; empty when none. */
+  collectionId: string;
+  /** ACTIVE or ARCHIVED (archived prompts are not served). */
+  status: EntityStatus;
+  /** The published version, served when the request names no label or version. */
+  defaultVersion: number;
+  /** Every version, oldest first. */
+  versions: PromptVersion[];
+  /** Labels (`production`, `staging`, ...) and the version each points to. */
+  labels: { [key: string]: number };
+}
+
+export interface Prompt_LabelsEntry {
+  key: string;
+  value: number;
+}
+
+/** A prompt partial of a workspace, as prompts include it: its published version's text. */
+export interface PromptPartial {
+  /** Display name. */
+  name: string;
+  /** Slug: the name prompts include it by (`{{> slug}}`), unique within the workspace. */
+  slug: string;
+  /** ACTIVE or ARCHIVED. */
+  status: EntityStatus;
+  /** The published version number. */
+  version: number;
+  /** The published version's Mustache text. */
+  content: string;
+}
+
 function createBaseEntity(): Entity {
   return {
     kind: 0,
@@ -787,6 +866,12 @@ export const Entity: MessageFns<Entity> = {
         break;
       case "modelPricing":
         ModelPricing.encode(message.body.value, writer.uint32(162).fork()).join();
+        break;
+      case "prompt":
+        Prompt.encode(message.body.value, writer.uint32(170).fork()).join();
+        break;
+      case "promptPartial":
+        PromptPartial.encode(message.body.value, writer.uint32(178).fork()).join();
         break;
       case "deployment":
         Deployment.encode(message.body.value, writer.uint32(242).fork()).join();
@@ -952,6 +1037,22 @@ export const Entity: MessageFns<Entity> = {
             message.body = { $case: "modelPricing", value: ModelPricing.decode(reader, reader.uint32()) };
             continue;
           }
+          case 21: {
+            if (tag !== 170) {
+              break;
+            }
+
+            message.body = { $case: "prompt", value: Prompt.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.body = { $case: "promptPartial", value: PromptPartial.decode(reader, reader.uint32()) };
+            continue;
+          }
           case 30: {
             if (tag !== 242) {
               break;
@@ -1025,6 +1126,12 @@ export const Entity: MessageFns<Entity> = {
         ? { $case: "modelPricing", value: ModelPricing.fromJSON(object.modelPricing) }
         : isSet(object.model_pricing)
         ? { $case: "modelPricing", value: ModelPricing.fromJSON(object.model_pricing) }
+        : isSet(object.prompt)
+        ? { $case: "prompt", value: Prompt.fromJSON(object.prompt) }
+        : isSet(object.promptPartial)
+        ? { $case: "promptPartial", value: PromptPartial.fromJSON(object.promptPartial) }
+        : isSet(object.prompt_partial)
+        ? { $case: "promptPartial", value: PromptPartial.fromJSON(object.prompt_partial) }
         : isSet(object.deployment)
         ? { $case: "deployment", value: Deployment.fromJSON(object.deployment) }
         : undefined,
@@ -1076,6 +1183,10 @@ export const Entity: MessageFns<Entity> = {
       obj.guardrail = Guardrail.toJSON(message.body.value);
     } else if (message.body?.$case === "modelPricing") {
       obj.modelPricing = ModelPricing.toJSON(message.body.value);
+    } else if (message.body?.$case === "prompt") {
+      obj.prompt = Prompt.toJSON(message.body.value);
+    } else if (message.body?.$case === "promptPartial") {
+      obj.promptPartial = PromptPartial.toJSON(message.body.value);
     } else if (message.body?.$case === "deployment") {
       obj.deployment = Deployment.toJSON(message.body.value);
     }
@@ -1158,6 +1269,18 @@ export const Entity: MessageFns<Entity> = {
       case "modelPricing": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "modelPricing", value: ModelPricing.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "prompt": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "prompt", value: Prompt.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "promptPartial": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "promptPartial", value: PromptPartial.fromPartial(object.body.value) };
         }
         break;
       }
@@ -5515,6 +5638,586 @@ export const ModelPricing: MessageFns<ModelPricing> = {
     message.cacheWriteMicrosPerMtok = object.cacheWriteMicrosPerMtok ?? 0;
     message.requestMicros = object.requestMicros ?? 0;
     message.extraJson = object.extraJson ?? "";
+    return message;
+  },
+};
+
+function createBasePromptVersion(): PromptVersion {
+  return { version: 0, template: "", model: "", parametersJson: "", variableDefaultsJson: "", provider: "" };
+}
+
+export const PromptVersion: MessageFns<PromptVersion> = {
+  encode(message: PromptVersion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.version !== 0) {
+      writer.uint32(8).uint32(message.version);
+    }
+    if (message.template !== "") {
+      writer.uint32(18).string(message.template);
+    }
+    if (message.model !== "") {
+      writer.uint32(26).string(message.model);
+    }
+    if (message.parametersJson !== "") {
+      writer.uint32(34).string(message.parametersJson);
+    }
+    if (message.variableDefaultsJson !== "") {
+      writer.uint32(42).string(message.variableDefaultsJson);
+    }
+    if (message.provider !== "") {
+      writer.uint32(50).string(message.provider);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PromptVersion {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePromptVersion();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.version = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.template = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.model = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.parametersJson = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.variableDefaultsJson = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.provider = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PromptVersion {
+    return {
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      template: isSet(object.template) ? globalThis.String(object.template) : "",
+      model: isSet(object.model) ? globalThis.String(object.model) : "",
+      parametersJson: isSet(object.parametersJson)
+        ? globalThis.String(object.parametersJson)
+        : isSet(object.parameters_json)
+        ? globalThis.String(object.parameters_json)
+        : "",
+      variableDefaultsJson: isSet(object.variableDefaultsJson)
+        ? globalThis.String(object.variableDefaultsJson)
+        : isSet(object.variable_defaults_json)
+        ? globalThis.String(object.variable_defaults_json)
+        : "",
+      provider: isSet(object.provider) ? globalThis.String(object.provider) : "",
+    };
+  },
+
+  toJSON(message: PromptVersion): unknown {
+    const obj: any = {};
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.template !== "") {
+      obj.template = message.template;
+    }
+    if (message.model !== "") {
+      obj.model = message.model;
+    }
+    if (message.parametersJson !== "") {
+      obj.parametersJson = message.parametersJson;
+    }
+    if (message.variableDefaultsJson !== "") {
+      obj.variableDefaultsJson = message.variableDefaultsJson;
+    }
+    if (message.provider !== "") {
+      obj.provider = message.provider;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PromptVersion>, I>>(base?: I): PromptVersion {
+    return PromptVersion.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PromptVersion>, I>>(object: I): PromptVersion {
+    const message = createBasePromptVersion();
+    message.version = object.version ?? 0;
+    message.template = object.template ?? "";
+    message.model = object.model ?? "";
+    message.parametersJson = object.parametersJson ?? "";
+    message.variableDefaultsJson = object.variableDefaultsJson ?? "";
+    message.provider = object.provider ?? "";
+    return message;
+  },
+};
+
+function createBasePrompt(): Prompt {
+  return { name: "", slug: "", collectionId: "", status: 0, defaultVersion: 0, versions: [], labels: {} };
+}
+
+export const Prompt: MessageFns<Prompt> = {
+  encode(message: Prompt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.collectionId !== "") {
+      writer.uint32(26).string(message.collectionId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.defaultVersion !== 0) {
+      writer.uint32(40).uint32(message.defaultVersion);
+    }
+    for (const v of message.versions) {
+      PromptVersion.encode(v!, writer.uint32(50).fork()).join();
+    }
+    globalThis.Object.entries(message.labels).forEach(([key, value]: [string, number]) => {
+      Prompt_LabelsEntry.encode({ key: key as any, value }, writer.uint32(58).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Prompt {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrompt();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.collectionId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.defaultVersion = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.versions.push(PromptVersion.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            const entry7 = Prompt_LabelsEntry.decode(reader, reader.uint32());
+            if (entry7.value !== undefined) {
+              message.labels[entry7.key] = entry7.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Prompt {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      collectionId: isSet(object.collectionId)
+        ? globalThis.String(object.collectionId)
+        : isSet(object.collection_id)
+        ? globalThis.String(object.collection_id)
+        : "",
+      status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+      defaultVersion: isSet(object.defaultVersion)
+        ? globalThis.Number(object.defaultVersion)
+        : isSet(object.default_version)
+        ? globalThis.Number(object.default_version)
+        : 0,
+      versions: globalThis.Array.isArray(object?.versions)
+        ? object.versions.map((e: any) => PromptVersion.fromJSON(e))
+        : [],
+      labels: isObject(object.labels)
+        ? (globalThis.Object.entries(object.labels) as [string, any][]).reduce(
+          (acc: { [key: string]: number }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.Number(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: Prompt): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.collectionId !== "") {
+      obj.collectionId = message.collectionId;
+    }
+    if (message.status !== 0) {
+      obj.status = entityStatusToJSON(message.status);
+    }
+    if (message.defaultVersion !== 0) {
+      obj.defaultVersion = Math.round(message.defaultVersion);
+    }
+    if (message.versions?.length) {
+      obj.versions = message.versions.map((e) => PromptVersion.toJSON(e));
+    }
+    if (message.labels) {
+      const entries = globalThis.Object.entries(message.labels) as [string, number][];
+      if (entries.length > 0) {
+        obj.labels = {};
+        entries.forEach(([k, v]) => {
+          obj.labels[k] = Math.round(v);
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Prompt>, I>>(base?: I): Prompt {
+    return Prompt.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Prompt>, I>>(object: I): Prompt {
+    const message = createBasePrompt();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.collectionId = object.collectionId ?? "";
+    message.status = object.status ?? 0;
+    message.defaultVersion = object.defaultVersion ?? 0;
+    message.versions = object.versions?.map((e) => PromptVersion.fromPartial(e)) || [];
+    message.labels = (globalThis.Object.entries(object.labels ?? {}) as [string, number][]).reduce(
+      (acc: { [key: string]: number }, [key, value]: [string, number]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.Number(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBasePrompt_LabelsEntry(): Prompt_LabelsEntry {
+  return { key: "", value: 0 };
+}
+
+export const Prompt_LabelsEntry: MessageFns<Prompt_LabelsEntry> = {
+  encode(message: Prompt_LabelsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== 0) {
+      writer.uint32(16).uint32(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Prompt_LabelsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePrompt_LabelsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.value = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Prompt_LabelsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+    };
+  },
+
+  toJSON(message: Prompt_LabelsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Prompt_LabelsEntry>, I>>(base?: I): Prompt_LabelsEntry {
+    return Prompt_LabelsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Prompt_LabelsEntry>, I>>(object: I): Prompt_LabelsEntry {
+    const message = createBasePrompt_LabelsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? 0;
+    return message;
+  },
+};
+
+function createBasePromptPartial(): PromptPartial {
+  return { name: "", slug: "", status: 0, version: 0, content: "" };
+}
+
+export const PromptPartial: MessageFns<PromptPartial> = {
+  encode(message: PromptPartial, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.status !== 0) {
+      writer.uint32(24).int32(message.status);
+    }
+    if (message.version !== 0) {
+      writer.uint32(32).uint32(message.version);
+    }
+    if (message.content !== "") {
+      writer.uint32(42).string(message.content);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PromptPartial {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePromptPartial();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.version = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.content = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PromptPartial {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+      version: isSet(object.version) ? globalThis.Number(object.version) : 0,
+      content: isSet(object.content) ? globalThis.String(object.content) : "",
+    };
+  },
+
+  toJSON(message: PromptPartial): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.status !== 0) {
+      obj.status = entityStatusToJSON(message.status);
+    }
+    if (message.version !== 0) {
+      obj.version = Math.round(message.version);
+    }
+    if (message.content !== "") {
+      obj.content = message.content;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PromptPartial>, I>>(base?: I): PromptPartial {
+    return PromptPartial.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PromptPartial>, I>>(object: I): PromptPartial {
+    const message = createBasePromptPartial();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.status = object.status ?? 0;
+    message.version = object.version ?? 0;
+    message.content = object.content ?? "";
     return message;
   },
 };

@@ -379,6 +379,10 @@ export interface RequestEvent {
    * request's own fields.
    */
   usageChargesReported: boolean;
+  /** The prompt version rendered when prompt_id is set (`/v1/prompts/{id}/completions`); 0 otherwise. */
+  promptVersion: number;
+  /** The label the request named (`slug@production`); empty when it named none or a version. */
+  promptLabel: string;
 }
 
 export interface RequestEvent_MetadataEntry {
@@ -1763,6 +1767,8 @@ function createBaseRequestEvent(): RequestEvent {
     responseSizeBytes: 0,
     usageCharges: [],
     usageChargesReported: false,
+    promptVersion: 0,
+    promptLabel: "",
   };
 }
 
@@ -1887,6 +1893,12 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     }
     if (message.usageChargesReported !== false) {
       writer.uint32(320).bool(message.usageChargesReported);
+    }
+    if (message.promptVersion !== 0) {
+      writer.uint32(328).uint32(message.promptVersion);
+    }
+    if (message.promptLabel !== "") {
+      writer.uint32(338).string(message.promptLabel);
     }
     return writer;
   },
@@ -2227,6 +2239,22 @@ export const RequestEvent: MessageFns<RequestEvent> = {
             message.usageChargesReported = reader.bool();
             continue;
           }
+          case 41: {
+            if (tag !== 328) {
+              break;
+            }
+
+            message.promptVersion = reader.uint32();
+            continue;
+          }
+          case 42: {
+            if (tag !== 338) {
+              break;
+            }
+
+            message.promptLabel = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2416,6 +2444,16 @@ export const RequestEvent: MessageFns<RequestEvent> = {
         : isSet(object.usage_charges_reported)
         ? globalThis.Boolean(object.usage_charges_reported)
         : false,
+      promptVersion: isSet(object.promptVersion)
+        ? globalThis.Number(object.promptVersion)
+        : isSet(object.prompt_version)
+        ? globalThis.Number(object.prompt_version)
+        : 0,
+      promptLabel: isSet(object.promptLabel)
+        ? globalThis.String(object.promptLabel)
+        : isSet(object.prompt_label)
+        ? globalThis.String(object.prompt_label)
+        : "",
     };
   },
 
@@ -2547,6 +2585,12 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     if (message.usageChargesReported !== false) {
       obj.usageChargesReported = message.usageChargesReported;
     }
+    if (message.promptVersion !== 0) {
+      obj.promptVersion = Math.round(message.promptVersion);
+    }
+    if (message.promptLabel !== "") {
+      obj.promptLabel = message.promptLabel;
+    }
     return obj;
   },
 
@@ -2615,6 +2659,8 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     message.responseSizeBytes = object.responseSizeBytes ?? 0;
     message.usageCharges = object.usageCharges?.map((e) => UsageCharge.fromPartial(e)) || [];
     message.usageChargesReported = object.usageChargesReported ?? false;
+    message.promptVersion = object.promptVersion ?? 0;
+    message.promptLabel = object.promptLabel ?? "";
     return message;
   },
 };
