@@ -5,6 +5,7 @@
 //     is drained: sustained events/s;
 //  2. paced: BENCH_RATE events/s for BENCH_PACED_SECONDS in messages of BENCH_PACED_EVENTS_PER_MESSAGE
 //     (what a gateway's 25 ms linger makes of 1,600 requests/s): the lag behind the stream.
+// BENCH_PROFILE_DIR=<dir> writes the logger's V8 CPU profile there.
 // Each phase reports the CPU per event of the logger process and of the whole Postgres server (every
 // backend and auxiliary process, /proc/<pid>/stat), and checks that every event is stored once.
 // Postgres and NATS: DATABASE_URL / NATS_URL, else local binaries (testkit; Postgres without fsync).
@@ -31,10 +32,13 @@ const PACED_PER_MESSAGE = Number(process.env.BENCH_PACED_EVENTS_PER_MESSAGE ?? 4
 const BATCH_MESSAGES = process.env.BENCH_BATCH_MESSAGES ?? '32';
 const IN_FLIGHT = process.env.BENCH_IN_FLIGHT ?? '2';
 const NAMESPACE = `BENCH_${process.pid}`;
+/** A directory: the logger process writes a V8 CPU profile there (`--cpu-prof`), for diagnosis. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 /** A fresh database on the server (the vitest-bound testkit index is not for scripts). */
 async function createDatabase(serverUrl: string, name: string) {
   const admin = new pg.Pool({ connectionString: serverUrl, max: 1 });
+  admin.on('error', () => undefined); // the server stops at the end
   await admin.query(`create database ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
@@ -116,7 +120,10 @@ try {
   const postmaster = postmasterOf(backend);
   const postgresCpu = () => (postmaster === undefined ? undefined : serverCpuUs(postmaster));
 
-  const logger = await startLoggerProcess(env);
+  const logger = await startLoggerProcess(
+    env,
+    PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+  );
   const cpu = () => ({ logger: processCpuUs(logger.pid) ?? 0, postgres: postgresCpu() });
   const perEvent = (from: ReturnType<typeof cpu>, to: ReturnType<typeof cpu>, events: number) => {
     const loggerUs = (to.logger - from.logger) / events;
@@ -137,7 +144,11 @@ try {
     // Phase 1: backlog.
     logger.freeze();
     const publishStart = performance.now();
-    await publish(EVENTS, PER_MESSAGE, { ...DEFAULT_SHAPE, startMs, stepMs: 1_800_000 / EVENTS });
+    await publish(EVENTS, PER_MESSAGE, {
+      ...DEFAULT_SHAPE,
+      startMs,
+      stepMs: Math.max(1, Math.floor(1_800_000 / EVENTS)),
+    });
     const publishSeconds = (performance.now() - publishStart) / 1000;
     const backlogFrom = cpu();
     const drainStart = performance.now();
@@ -167,11 +178,15 @@ try {
     let publishing = true;
     const sampler = (async () => {
       while (publishing) {
-        lags.push(await unacked(jsm, streams.requests.name));
+        lags.push(await unacked(jsm, streams.requests.name).catch(() => 0));
         await sleep(100);
       }
     })();
-    const shape = { ...DEFAULT_SHAPE, startMs: startMs + 1_800_000, stepMs: 1_800_000 / pacedEvents };
+    const shape = {
+      ...DEFAULT_SHAPE,
+      startMs: startMs + 1_800_000,
+      stepMs: Math.max(1, Math.floor(1_800_000 / pacedEvents)),
+    };
     for (let m = 0; m < messages; m++) {
       const due = pacedStart + (m * 1000 * PACED_PER_MESSAGE) / RATE;
       const wait = due - performance.now();

@@ -16,11 +16,14 @@ export interface LoggerProcess {
 }
 
 /** Spawns the logger and resolves once it logged `logger listening` (ingest is running by then). */
-export async function startLoggerProcess(env: Record<string, string>): Promise<LoggerProcess> {
+export async function startLoggerProcess(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<LoggerProcess> {
   // node itself, not the tsx wrapper, so that the pid read and signalled is the logger's.
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=@aigw/source', 'src/main.ts'],
+    [...nodeArgs, '--import', 'tsx', '--conditions=@aigw/source', 'src/main.ts'],
     { cwd: appDir, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
