@@ -94,9 +94,11 @@ function epochMs(value: unknown): number {
 function writeElement(w: Writer, type: ElementType, value: unknown): void {
   switch (type) {
     case 'text':
-      return w.text(String(value));
+      w.text(String(value));
+      return;
     case 'jsonb':
-      return w.text(String(value), 1);
+      w.text(String(value), 1);
+      return;
     case 'uuid': {
       const text = String(value);
       if (!UUID.test(text)) throw new TypeError(`not a uuid: ${text}`);
@@ -122,7 +124,8 @@ function writeElement(w: Writer, type: ElementType, value: unknown): void {
       return;
     case 'int8':
       w.int32(8);
-      return w.int64(Number(value));
+      w.int64(Number(value));
+      return;
     case 'float8':
       w.int32(8);
       w.reserve(8);
@@ -130,11 +133,13 @@ function writeElement(w: Writer, type: ElementType, value: unknown): void {
       w.at += 8;
       return;
     case 'bytea':
-      return w.bytes(value as Uint8Array);
+      w.bytes(value as Uint8Array);
+      return;
     case 'timestamptz':
       // Microseconds since 2000-01-01 (integer timestamps, every supported Postgres).
       w.int32(8);
-      return w.int64((epochMs(value) - PG_EPOCH_MS) * 1000);
+      w.int64((epochMs(value) - PG_EPOCH_MS) * 1000);
+      return;
   }
 }
 
