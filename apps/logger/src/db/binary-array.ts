@@ -91,57 +91,49 @@ function epochMs(value: unknown): number {
   return ms;
 }
 
-function writeElement(w: Writer, type: ElementType, value: unknown): void {
-  switch (type) {
-    case 'text':
-      w.text(String(value));
-      return;
-    case 'jsonb':
-      w.text(String(value), 1);
-      return;
-    case 'uuid': {
-      const text = String(value);
-      if (!UUID.test(text)) throw new TypeError(`not a uuid: ${text}`);
-      w.int32(16);
-      w.reserve(16);
-      w.at += w.buf.write(text.replaceAll('-', ''), w.at, 16, 'hex');
-      return;
-    }
-    case 'bool':
-      w.int32(1);
-      w.reserve(1);
-      w.buf[w.at++] = value ? 1 : 0;
-      return;
-    case 'int2':
-      w.int32(2);
-      w.reserve(2);
-      w.buf.writeInt16BE(Number(value), w.at);
-      w.at += 2;
-      return;
-    case 'int4':
-      w.int32(4);
-      w.int32(Number(value));
-      return;
-    case 'int8':
-      w.int32(8);
-      w.int64(Number(value));
-      return;
-    case 'float8':
-      w.int32(8);
-      w.reserve(8);
-      w.buf.writeDoubleBE(Number(value), w.at);
-      w.at += 8;
-      return;
-    case 'bytea':
-      w.bytes(value as Uint8Array);
-      return;
-    case 'timestamptz':
-      // Microseconds since 2000-01-01 (integer timestamps, every supported Postgres).
-      w.int32(8);
-      w.int64((epochMs(value) - PG_EPOCH_MS) * 1000);
-      return;
-  }
-}
+/** Element writers (length prefix included), chosen once per array rather than per value. */
+const WRITERS: Record<ElementType, (w: Writer, value: unknown) => void> = {
+  text: (w, value) => w.text(String(value)),
+  jsonb: (w, value) => w.text(String(value), 1),
+  uuid(w, value) {
+    const text = String(value);
+    if (!UUID.test(text)) throw new TypeError(`not a uuid: ${text}`);
+    w.int32(16);
+    w.reserve(16);
+    w.at += w.buf.write(text.replaceAll('-', ''), w.at, 16, 'hex');
+  },
+  bool(w, value) {
+    w.int32(1);
+    w.reserve(1);
+    w.buf[w.at++] = value ? 1 : 0;
+  },
+  int2(w, value) {
+    w.int32(2);
+    w.reserve(2);
+    w.buf.writeInt16BE(Number(value), w.at);
+    w.at += 2;
+  },
+  int4(w, value) {
+    w.int32(4);
+    w.int32(Number(value));
+  },
+  int8(w, value) {
+    w.int32(8);
+    w.int64(Number(value));
+  },
+  float8(w, value) {
+    w.int32(8);
+    w.reserve(8);
+    w.buf.writeDoubleBE(Number(value), w.at);
+    w.at += 8;
+  },
+  bytea: (w, value) => w.bytes(value as Uint8Array),
+  timestamptz(w, value) {
+    // Microseconds since 2000-01-01 (integer timestamps, every supported Postgres).
+    w.int32(8);
+    w.int64((epochMs(value) - PG_EPOCH_MS) * 1000);
+  },
+};
 
 /**
  * A value its column type cannot hold (out of range, not a uuid): carries SQLSTATE 22000 (data
@@ -160,6 +152,7 @@ function writeArray<R>(w: Writer, type: ElementType, rows: readonly R[], name: k
   w.int32(OIDS[type]);
   w.int32(rows.length);
   w.int32(1); // lower bound
+  const write = WRITERS[type];
   for (const row of rows) {
     const value = row[name];
     if (value === null || value === undefined) {
@@ -168,7 +161,7 @@ function writeArray<R>(w: Writer, type: ElementType, rows: readonly R[], name: k
       continue;
     }
     try {
-      writeElement(w, type, value);
+      write(w, value);
     } catch (err) {
       throw new ArrayValueError(`${type} value ${String(value).slice(0, 100)}: ${(err as Error).message}`);
     }
