@@ -19,16 +19,16 @@ interface Row {
 }
 
 const COLUMNS: ArrayColumn<Row>[] = [
-  { name: 'u', type: 'uuid' },
-  { name: 't', type: 'text' },
-  { name: 'j', type: 'jsonb' },
-  { name: 'b', type: 'bool' },
-  { name: 's', type: 'int2' },
-  { name: 'i', type: 'int4' },
-  { name: 'l', type: 'int8' },
-  { name: 'f', type: 'float8' },
-  { name: 'y', type: 'bytea' },
-  { name: 'at', type: 'timestamptz' },
+  { name: 'u', type: 'uuid', get: (r) => r.u },
+  { name: 't', type: 'text', get: (r) => r.t },
+  { name: 'j', type: 'jsonb', get: (r) => r.j },
+  { name: 'b', type: 'bool', get: (r) => r.b },
+  { name: 's', type: 'int2', get: (r) => r.s },
+  { name: 'i', type: 'int4', get: (r) => r.i },
+  { name: 'l', type: 'int8', get: (r) => r.l },
+  { name: 'f', type: 'float8', get: (r) => r.f },
+  { name: 'y', type: 'bytea', get: (r) => r.y },
+  { name: 'at', type: 'timestamptz', get: (r) => r.at },
 ];
 
 const parts = unnestParts(COLUMNS);
@@ -97,8 +97,8 @@ describe('binary arrays', () => {
     const text = 'x'.repeat(10_000);
     const rows = Array.from({ length: 50 }, (_, n) => ({ n, text }));
     const columns: ArrayColumn<(typeof rows)[number]>[] = [
-      { name: 'n', type: 'int4' },
-      { name: 'text', type: 'text' },
+      { name: 'n', type: 'int4', get: (r) => r.n },
+      { name: 'text', type: 'text', get: (r) => r.text },
     ];
     const { rows: back } = await pg.pool.query(
       `select sum(n)::int as n, sum(length(text))::int as chars from ${unnestParts(columns).from}`,
@@ -114,7 +114,7 @@ describe('binary arrays', () => {
     ['uuid', 'not-a-uuid'],
     ['timestamptz', 'not a date'],
   ] as const)('a %s value it cannot hold (%s) is a data error', (type, value) => {
-    const columns: ArrayColumn<{ v: unknown }>[] = [{ name: 'v', type }];
+    const columns: ArrayColumn<{ v: unknown }>[] = [{ name: 'v', type, get: (r) => r.v }];
     let error: unknown;
     try {
       columnArrays(columns, [{ v: value }]);
