@@ -1,5 +1,6 @@
 // Issue 8 acceptance: 10,000 request events (duplicated, redelivered, one poison) become exactly
-// 10,000 rows and one dead letter, across a logger process killed (SIGKILL) mid-ingest and a restart.
+// 10,000 rows and one dead letter, across a logger process killed (SIGKILL) in the middle of a batch
+// transaction and a restart (issue 17 item 8: every event stored once, by event id).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { RequestEvent } from '@aigw/proto';
@@ -28,7 +29,7 @@ async function rows(pg: PgFixture): Promise<number> {
 }
 
 describe('ingest acceptance', () => {
-  test('10,000 events, duplicates, a poison message and a SIGKILL mid-ingest: 10,000 rows, one dead letter', async ({
+  test('10,000 events, duplicates, a poison message and a SIGKILL mid-batch: 10,000 rows, one dead letter', async ({
     pg,
     nats,
   }) => {
@@ -70,16 +71,37 @@ describe('ingest acceptance', () => {
     };
     const child = spawnLogger(env);
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // Mid-batch for certain: once some batches are committed, the rollups are locked, so the next
+    // batch transaction inserts its rows and then waits at the rollup upsert; the logger is killed
+    // while that transaction is open (its connection then drops and Postgres rolls it back).
+    const lock = await pg.pool.connect();
     let atKill: number;
     try {
-      atKill = await eventually(
+      await eventually(
         () => rows(pg),
         (n) => n >= 1_000,
         120_000,
       );
+      await lock.query('begin');
+      await lock.query('lock table logs.request_rollups_hourly in exclusive mode');
+      const waiting = await eventually(
+        () =>
+          count(
+            pg,
+            `select count(*) as n from pg_stat_activity where datname = $1 and application_name = 'logger'
+               and backend_xid is not null and wait_event_type = 'Lock'`,
+            [pg.database],
+          ),
+        (n) => n > 0,
+        120_000,
+      );
+      expect(waiting).toBeGreaterThan(0);
+      atKill = await rows(pg);
     } finally {
       child.kill('SIGKILL');
       await exited;
+      await lock.query('rollback').catch(() => undefined);
+      lock.release();
     }
     expect(atKill).toBeLessThan(TOTAL);
 

@@ -54,17 +54,23 @@ function bodyBytes(body: CapturedBody | undefined): Buffer | null {
   return body?.data.length ? Buffer.from(body.data.buffer, body.data.byteOffset, body.data.length) : null;
 }
 
-/** The row of a valid event (see invalidRequestEvent). */
+/** The row of a valid event (see invalidRequestEvent), its `event` column encoded from it. */
 export function requestLogRow(event: RequestEvent): RequestLogRow {
+  return requestLogRowOf(
+    event,
+    RequestEvent.encode({ ...event, requestBody: undefined, responseBody: undefined }).finish(),
+  );
+}
+
+/**
+ * The row of a valid event whose bytes without bodies are at hand (ingest reads them off the wire,
+ * event-wire.ts): no encode.
+ */
+export function requestLogRowOf(event: RequestEvent, withoutBodies: Uint8Array): RequestLogRow {
   const provider = event.provider;
   const tokens = event.tokens;
   const latency = event.latency;
   const { requestBody, responseBody } = event;
-  const withoutBodies = RequestEvent.encode({
-    ...event,
-    requestBody: undefined,
-    responseBody: undefined,
-  }).finish();
   const row: RequestLogRow = {
     id: event.id.toLowerCase(),
     received_at: new Date(event.receivedAtMs),

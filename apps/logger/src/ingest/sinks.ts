@@ -1,11 +1,5 @@
 // The three sinks: request event batches, audit events and usage-alert events.
-import {
-  AuditEvent,
-  isSupportedSchemaVersion,
-  RequestEvent,
-  RequestEventBatch,
-  UsageAlertEvent,
-} from '@aigw/proto';
+import { AuditEvent, isSupportedSchemaVersion, RequestEvent, UsageAlertEvent } from '@aigw/proto';
 import {
   auditLogRow,
   deadLetterAuditRow,
@@ -14,7 +8,8 @@ import {
   reducedAuditRow,
   usageAlertRow,
 } from './audit-row.js';
-import { invalidRequestEvent, type RequestLogRow, requestLogRow } from './request-row.js';
+import { readBatch, withoutBodies } from './event-wire.js';
+import { invalidRequestEvent, type RequestLogRow, requestLogRowOf } from './request-row.js';
 import { storeRequestRows } from './request-store.js';
 import { type Decoded, decodeOne, type Sink, type SinkItem, type SinkReject } from './sink.js';
 
@@ -32,25 +27,24 @@ function errorText(err: unknown): string {
 export const requestSink: Sink<RequestLogRow> = {
   name: 'requests',
   decode(data): Decoded<RequestLogRow> {
-    const batch = RequestEventBatch.decode(data);
+    // Read off the wire rather than decoded whole: each event's bytes are kept as they came.
+    const batch = readBatch(data);
     if (!isSupportedSchemaVersion(batch.schemaVersion)) {
       throw new Error(`unsupported batch schema_version ${batch.schemaVersion}`);
     }
     const items: SinkItem<RequestLogRow>[] = [];
     const rejects: SinkReject[] = [];
-    batch.events.forEach((event, index) => {
-      const invalid = invalidRequestEvent(event);
+    batch.events.forEach((bytes, index) => {
+      let id: string | null = null;
       try {
+        const event = RequestEvent.decode(bytes);
+        id = event.id || null;
+        const invalid = invalidRequestEvent(event);
         if (invalid) throw new Error(invalid);
-        const row = requestLogRow(event);
-        items.push({ index, id: row.id, value: row, payload: () => RequestEvent.encode(event).finish() });
+        const row = requestLogRowOf(event, withoutBodies(bytes));
+        items.push({ index, id: row.id, value: row, payload: () => bytes });
       } catch (err) {
-        rejects.push({
-          index,
-          id: event.id || null,
-          error: errorText(err),
-          payload: RequestEvent.encode(event).finish(),
-        });
+        rejects.push({ index, id, error: errorText(err), payload: bytes });
       }
     });
     return { items, rejects };
