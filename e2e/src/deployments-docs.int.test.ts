@@ -1,18 +1,15 @@
 // Issue 19, deployments, through the whole stack: docs/admin-api/deployments.md's curl examples run
-// as written (each must answer its `# expect:` status); a deployment's config routes a request, a
-// moved deployment serves its new config, and a key of another workspace cannot use it.
-import { fileURLToPath } from 'node:url';
+// as written (each must succeed); a deployment's config routes a request, a moved deployment serves
+// its new config, a key of another workspace cannot use it, and a deleted one is no longer served.
 import { describe, expect } from 'vitest';
-import { docExamples, runExample } from './doc-examples.test-support.js';
+import { type DocExample, docExamples, lastJson, runExample } from './doc-examples.test-support.js';
 import { pollUntil } from './enforcement-client.test-support.js';
 import { PROVIDER_SECRET, test } from './enforcement-stack.test-support.js';
 
-const PAGE = fileURLToPath(new URL('../../docs/admin-api/deployments.md', import.meta.url));
+const PAGE = new URL('../../docs/admin-api/deployments.md', import.meta.url);
 
 describe('deployments (docs/admin-api/deployments.md)', () => {
-  test('every curl example answers as documented, and the deployment routes by its config', async ({
-    e2e,
-  }) => {
+  test('every curl example runs as written, and the deployment routes by its config', async ({ e2e }) => {
     const { stack } = e2e;
     const admin = stack.admin;
     const team = await admin.post('/workspaces', { name: 'My team', slug: 'my-team' });
@@ -25,63 +22,77 @@ describe('deployments (docs/admin-api/deployments.md)', () => {
       workspaces: [{ id: team.id }, { id: other.id }],
       default_provider_slug: 'my-openai',
     });
-    const teamKey = await admin.createKey(team.id, 'docs');
-    const otherKey = await admin.createKey(other.id, 'other');
     const env = {
       CP: `${admin.baseUrl()}/v1`,
       KEY: admin.key,
       GW: `${stack.gatewayBase(0)}/v1`,
-      KEY_WS: teamKey.key,
+      KEY_WS: (await admin.createKey(team.id, 'docs')).key,
     };
+    const otherEnv = { ...env, KEY_WS: (await admin.createKey(other.id, 'other')).key };
 
     const examples = docExamples(PAGE);
-    expect(examples.length).toBeGreaterThanOrEqual(8);
-    const gatewayCall = examples.find((e) => e.command.includes('$GW'));
+    expect(examples.length).toBe(8);
+    const gatewayCall = examples.find((e) => e.script.includes('$GW'));
     if (!gatewayCall) throw new Error('the page shows no gateway call');
+    /** The model the gateway call's answer names (the mock echoes it): which config ran. */
+    const servedModel = async (example: DocExample, withEnv = env) => {
+      const result = await runExample(example, withEnv);
+      return result.ok ? (lastJson(result.stdout).model as string) : `failed: ${result.stdout}`;
+    };
+
     const models: string[] = [];
     for (const example of examples) {
-      const toGateway = example.command.includes('$GW');
-      // The gateway learns of a change within a moment: its examples are retried until it has.
-      const { value: reply } = toGateway
-        ? await pollUntil(
-            () => runExample(example, env),
-            (r) =>
-              r.status === example.expect &&
-              r.body?.model === (models.length === 0 ? 'gpt-4o-mini' : 'gpt-4o'),
-            { boundMs: 15_000, intervalMs: 50, what: `line ${example.line}` },
-          )
-        : { value: await runExample(example, env) };
-      expect([example.line, reply.status, reply.body]).toEqual([example.line, example.expect, reply.body]);
-      if (toGateway) models.push(reply.body.model);
-
-      if (example.command.includes('-X PUT')) {
+      if (example === gatewayCall) {
+        // The gateway serves the deployment once its snapshot has it.
+        const { value } = await pollUntil(
+          () => servedModel(example),
+          (m) => m === 'gpt-4o-mini',
+          {
+            boundMs: 15_000,
+            intervalMs: 50,
+            what: `line ${example.line}`,
+          },
+        );
+        models.push(value);
+        continue;
+      }
+      const result = await runExample(example, env);
+      expect([example.line, result]).toEqual([example.line, { ok: true, stdout: result.stdout }]);
+      if (example.script.includes('-X PUT')) {
         // Moved to the green config: the gateway serves it (polled: no timing assertion).
         const moved = await pollUntil(
-          () => runExample(gatewayCall, env),
-          (r) => r.status === 200 && r.body?.model === 'gpt-4o',
-          { boundMs: 15_000, intervalMs: 50, what: 'the moved deployment served' },
+          () => servedModel(gatewayCall),
+          (m) => m === 'gpt-4o',
+          {
+            boundMs: 15_000,
+            intervalMs: 50,
+            what: 'the moved deployment served',
+          },
         );
-        models.push(moved.value.body.model);
+        models.push(moved.value);
         // A key of another workspace finds no such deployment, by slug or id.
         const prod = await admin.expect(200, 'GET', '/deployments/prod?workspace_id=my-team');
         for (const ref of ['prod', prod.id]) {
           const refused = await runExample(
             {
               line: 0,
-              expect: 400,
-              command: `curl -s "$GW/chat/completions" -H "x-service-api-key: $KEY_WS" -H 'x-service-deployment: ${ref}' -H 'content-type: application/json' -d '{"messages": [{"role": "user", "content": "Hello"}]}'`,
+              script: gatewayCall.script.replace(
+                'x-service-deployment: prod',
+                `x-service-deployment: ${ref}`,
+              ),
             },
-            { ...env, KEY_WS: otherKey.key },
+            otherEnv,
           );
-          expect([ref, refused.status, refused.body.error?.code]).toEqual([ref, 400, 'deployment_not_found']);
+          expect(refused.ok).toBe(false);
+          expect([ref, lastJson(refused.stdout).error.code]).toEqual([ref, 'deployment_not_found']);
         }
       }
     }
     expect(models).toEqual(['gpt-4o-mini', 'gpt-4o']);
-    // Deleted: the gateway stops serving it.
+    // Deleted (the page's last example): the gateway stops serving it.
     await pollUntil(
       () => runExample(gatewayCall, env),
-      (r) => r.status === 400 && r.body?.error?.code === 'deployment_not_found',
+      (r) => !r.ok && lastJson(r.stdout).error?.code === 'deployment_not_found',
       { boundMs: 15_000, intervalMs: 50, what: 'the deleted deployment refused' },
     );
   });

@@ -1,95 +1,59 @@
-// The curl examples of a docs page, run as written: every ```sh block holding a `curl` command and a
-// `# expect: <status>` line is one example. Commands are split as a shell would (shell-quote, with the
-// page's variables substituted from `env`) and sent with fetch, so a doc that drifts from the API
-// fails its test. Only the curl options the docs use are understood; any other is an error.
+// The shell examples of a docs page, run as written: every ```sh block after the page's first (which
+// sets the variables, placeholders the test replaces with the stack's) is one example, run by bash
+// with `set -euo pipefail`, so a `curl --fail-with-body` that gets an error fails the example. A page
+// that drifts from the API fails its test.
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { parse } from 'shell-quote';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
 
 export interface DocExample {
   /** 1-based line of the block in the page. */
   readonly line: number;
-  readonly command: string;
-  readonly expect: number;
+  readonly script: string;
 }
 
-export interface ExampleReply {
-  readonly status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field in the tests
-  readonly body: any;
+/** The runnable examples of a markdown page, in page order (the first, the variables, left out). */
+export function docExamples(path: string | URL): DocExample[] {
+  const text = readFileSync(path, 'utf8');
+  const blocks = [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => ({
+    line: text.slice(0, m.index).split('\n').length,
+    script: m[1] ?? '',
+  }));
+  if (!blocks[0]?.script.includes('export '))
+    throw new Error(`${path}: the first sh block must set the variables`);
+  return blocks.slice(1);
 }
 
-/** The runnable examples of a markdown page, in page order. */
-export function docExamples(path: string): DocExample[] {
-  const lines = readFileSync(path, 'utf8').split('\n');
-  const examples: DocExample[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]?.trim() !== '```sh') continue;
-    const start = i;
-    const block: string[] = [];
-    for (i++; i < lines.length && lines[i]?.trim() !== '```'; i++) block.push(lines[i] ?? '');
-    const expected = block.map((l) => /^#\s*expect:\s*(\d{3})\s*$/.exec(l.trim())?.[1]).find(Boolean);
-    const command = block
-      .filter((l) => !l.trim().startsWith('#'))
-      .join('\n')
-      .replace(/\\\n/g, ' ')
-      .trim();
-    if (!command.startsWith('curl ')) continue;
-    if (expected === undefined)
-      throw new Error(`${path}:${start + 1}: a curl example without "# expect: <status>"`);
-    examples.push({ line: start + 1, command, expect: Number(expected) });
-  }
-  return examples;
-}
+export type ExampleResult =
+  | { readonly ok: true; readonly stdout: string }
+  | { readonly ok: false; readonly stdout: string; readonly stderr: string };
 
-/** Sends one example's request; `env` gives the values of the page's `$VARIABLES`. */
-export async function runExample(example: DocExample, env: Record<string, string>): Promise<ExampleReply> {
-  const tokens = parse(example.command, (name) => {
-    const value = env[name];
-    if (value === undefined) throw new Error(`line ${example.line}: $${name} is not set for the example`);
-    return value;
-  });
-  let method: string | undefined;
-  let url: string | undefined;
-  let body: string | undefined;
-  const headers: Record<string, string> = {};
-  for (let i = 1; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (typeof token !== 'string')
-      throw new Error(`line ${example.line}: shell syntax the runner does not run`);
-    const next = () => {
-      const value = tokens[++i];
-      if (typeof value !== 'string') throw new Error(`line ${example.line}: ${token} needs a value`);
-      return value;
-    };
-    if (token === '-s' || token === '--silent') continue;
-    if (token === '-X' || token === '--request') method = next();
-    else if (token === '-H' || token === '--header') {
-      const header = next();
-      const colon = header.indexOf(':');
-      headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
-    } else if (token === '-d' || token === '--data') body = next();
-    else if (token.startsWith('-'))
-      throw new Error(`line ${example.line}: curl option ${token} is not understood`);
-    else if (url === undefined) url = token;
-    else throw new Error(`line ${example.line}: a second URL ${token}`);
-  }
-  if (url === undefined) throw new Error(`line ${example.line}: no URL`);
-  // curl's defaults: POST when there is a body, form content type unless one is given.
-  const res = await fetch(url, {
-    method: method ?? (body === undefined ? 'GET' : 'POST'),
-    headers:
-      body !== undefined && !headers['content-type']
-        ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' }
-        : headers,
-    ...(body !== undefined ? { body } : {}),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
+/** Runs one example with only `env` (and PATH) in its environment. */
+export async function runExample(example: DocExample, env: Record<string, string>): Promise<ExampleResult> {
   try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON: the text itself.
+    const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${example.script}`], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      timeout: 20_000,
+    });
+    return { ok: true, stdout };
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message?: string };
+    return { ok: false, stdout: e.stdout ?? '', stderr: e.stderr ?? e.message ?? '' };
   }
-  return { status: res.status, body: parsed };
+}
+
+/** The example's output as JSON (the last JSON document it printed). */
+// biome-ignore lint/suspicious/noExplicitAny: JSON answers are read field by field in the tests
+export function lastJson(stdout: string): any {
+  const lines = stdout.trim().split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      return JSON.parse(lines.slice(i).join('\n'));
+    } catch {
+      // a multi-line document: try from an earlier line
+    }
+  }
+  throw new Error(`no JSON in the output: ${stdout.slice(0, 500)}`);
 }
