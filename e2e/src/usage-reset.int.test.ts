@@ -83,7 +83,11 @@ describe('usage reset end to end', () => {
         `/policies/usage-limits/${policy.id}/entities/${key.id}/reset`,
         {},
       );
-      expect(reset).toMatchObject({ object: 'policy_usage_reset', group_by_key: 'api_key', group_values: [key.id] });
+      expect(reset).toMatchObject({
+        object: 'policy_usage_reset',
+        group_by_key: 'api_key',
+        group_values: [key.id],
+      });
       const resetAt = performance.now();
       expect(await entityUsage()).toBe(0);
       // Every replica admits the key again (polled: the change travels outbox -> NATS -> gateway);
@@ -112,7 +116,8 @@ describe('usage reset end to end', () => {
       );
 
       const audit = await pollUntil(
-        () => admin.call('GET', `/audit-logs?action=usage_limits_policies.reset_usage&resource_id=${policy.id}`),
+        () =>
+          admin.call('GET', `/audit-logs?action=usage_limits_policies.reset_usage&resource_id=${policy.id}`),
         (r) => r.status === 200 && r.body.data.length === 1,
         { boundMs: 15_000, intervalMs: 100, what: 'the reset in the audit log' },
       );

@@ -88,6 +88,7 @@ export const listAuditLogsRoute = defineRoute({
       pageSize: q.page_size,
       cursor: q.cursor ?? '',
       includeTotal: q.include_total === 'true',
+      unattributed: false,
     });
     return {
       object: 'list',

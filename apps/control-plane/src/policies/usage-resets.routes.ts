@@ -11,8 +11,8 @@ import { policyDb, type ResetEntityKind } from './policies.db.js';
 import { findAttachedEntity } from './policies.entities.js';
 import { findPolicy } from './policies.repository.js';
 import { resetAlerts } from './policy-alerts.js';
-import { usageLimitsPolicyEntity } from './usage-limits.policy.js';
 import { entityGroupValues, ENTITY_GROUP_KEY as GROUP_KEY } from './policy-usage.js';
+import { usageLimitsPolicyEntity } from './usage-limits.policy.js';
 
 const ENTITY_KIND: Record<keyof typeof GROUP_KEY, ResetEntityKind> = {
   'api-key': 'api_key',

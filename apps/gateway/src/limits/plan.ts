@@ -191,7 +191,14 @@ export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: P
           spec: p,
           owner: policyOwner(policy, group),
           chargeGroup: group,
-          resetAtMs: p.resets.length === 0 ? 0 : resetAtOf(p.resets, p.groupBy.map((g) => g.key), subject),
+          resetAtMs:
+            p.resets.length === 0
+              ? 0
+              : resetAtOf(
+                  p.resets,
+                  p.groupBy.map((g) => g.key),
+                  subject,
+                ),
         });
       }
     }

@@ -33,10 +33,12 @@ describe('usage resets of a policy', () => {
         { groupKey: 'workspace_id', groupValue: subject().workspaceId, resetAtMs: NOW - 5 },
       ],
     });
-    expect(buildPlan(snapshotOf(policy), subject({ apiKeyId: 'key-a' }), options).budgets[0]?.period).toEqual({
-      startMs: MONTH,
-      endMs: NEXT_MONTH,
-    });
+    expect(buildPlan(snapshotOf(policy), subject({ apiKeyId: 'key-a' }), options).budgets[0]?.period).toEqual(
+      {
+        startMs: MONTH,
+        endMs: NEXT_MONTH,
+      },
+    );
     const twice = usagePolicy({
       resets: [
         { groupKey: 'api_key', groupValue: 'key-a', resetAtMs: NOW - 10 },

@@ -56,9 +56,7 @@ export async function getSummary(
     select count(*)::bigint as n, sum(f.value * f.weight)::float8 as weighted, sum(f.weight)::float8 as weights
     from feedback f where f.organisation_id = ${caller.organisationId}
       and (f.workspace_id, f.trace_id) in (select r.workspace_id, r.trace_id from request_logs r
-        where ${where} and r.trace_id is not null)`.execute(
-    db,
-  );
+        where ${where} and r.trace_id is not null)`.execute(db);
   const errors = Number(totals?.errors ?? 0);
   const feedback = fb[0];
   const summary: GetSummaryResponse = {
