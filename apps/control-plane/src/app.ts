@@ -16,6 +16,7 @@ import {
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
+import { apiKeyRejectionAuditor } from './audit/api-key-audit.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
 import { tokenRejectionAuditor } from './auth/token-audit.js';
@@ -166,6 +167,11 @@ export function createApp(
         jwt,
         organisationClaim: config.JWT_CLAIM_ORGANISATION,
         onTokenRejected: tokenRejectionAuditor({
+          db: database.db,
+          log,
+          enabled: config.AUDIT_LOGS_ENABLED,
+        }),
+        onApiKeyRejected: apiKeyRejectionAuditor({
           db: database.db,
           log,
           enabled: config.AUDIT_LOGS_ENABLED,

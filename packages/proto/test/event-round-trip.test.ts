@@ -230,6 +230,7 @@ describe('ChangeEvent', () => {
           status: EntityStatus.ARCHIVED,
           createdAtMs: 7,
           lastUpdatedAtMs: 8,
+          resets: [{ groupKey: 'metadata._user', groupValue: 'ada@example.com', resetAtMs: 9 }],
         },
       },
       [EntityKind.GUARDRAIL]: {

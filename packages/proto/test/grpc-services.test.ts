@@ -106,6 +106,7 @@ const logsService: LogsServiceServer = {
   listAuditEvents: unimplemented,
   createFeedback: unimplemented,
   updateFeedback: unimplemented,
+  listFeedback: unimplemented,
   createExport: unimplemented,
   getExport: unimplemented,
   listExports: unimplemented,

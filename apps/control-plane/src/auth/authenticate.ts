@@ -2,6 +2,7 @@
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
 import { unauthorized } from '../api-errors.js';
+import type { ApiKeyRejection, OnApiKeyRejected } from '../audit/api-key-audit.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { hashApiKey } from './api-key-secret.js';
 import { type JwtVerifier, TokenError } from './jwt.js';
@@ -22,6 +23,8 @@ export interface AuthenticatorDeps {
    * it names when its signature verified (null otherwise: unverified claims prove nothing).
    */
   readonly onTokenRejected: OnTokenRejected;
+  /** Called for every refused API key (audited under its organisation, or unattributed if unknown). */
+  readonly onApiKeyRejected?: OnApiKeyRejected;
 }
 
 export type Authenticate = (req: Request) => Promise<Principal>;
@@ -29,7 +32,7 @@ export type Authenticate = (req: Request) => Promise<Principal>;
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticate {
   return async (req) => {
     const key = req.headers[API_KEY_HEADER];
-    if (typeof key === 'string' && key !== '') return apiKeyPrincipal(deps.db, key);
+    if (typeof key === 'string' && key !== '') return apiKeyPrincipal(deps, req, key);
     const authorization = req.headers.authorization;
     if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) {
       return tokenPrincipal(deps, req, authorization.replace(/^bearer\s+/i, '').trim());
@@ -96,8 +99,8 @@ async function tokenPrincipal(deps: AuthenticatorDeps, req: Request, token: stri
   };
 }
 
-async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promise<Principal> {
-  const row = await db
+async function apiKeyPrincipal(deps: AuthenticatorDeps, req: Request, key: string): Promise<Principal> {
+  const row = await deps.db
     .selectFrom('api_keys as k')
     .innerJoin('organisations as o', 'o.id', 'k.organisation_id')
     .leftJoin('workspaces as w', 'w.id', 'k.workspace_id')
@@ -126,15 +129,27 @@ async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promis
     ])
     .where('k.key_hash', '=', hashApiKey(key))
     .executeTakeFirst();
-  if (!row) throw unauthorized('invalid API key');
-  if (row.status !== 'active') throw unauthorized(`API key is ${row.status}`);
+  const reject = async (reason: ApiKeyRejection, message: string): Promise<never> => {
+    await deps.onApiKeyRejected?.(
+      req,
+      reason,
+      row
+        ? { id: row.id, name: row.name, organisationId: row.organisation_id, workspaceId: row.workspace_id }
+        : null,
+    );
+    throw unauthorized(message);
+  };
+  if (!row) return reject('unknown', 'invalid API key');
+  if (row.status !== 'active')
+    return reject(row.status === 'expired' ? 'expired' : 'revoked', `API key is ${row.status}`);
   if (row.expires_at !== null && row.expires_at.getTime() <= Date.now())
-    throw unauthorized('API key is expired');
+    return reject('expired', 'API key is expired');
   if (row.organisation_status !== 'active')
-    throw unauthorized('the organisation of this API key is disabled');
-  if (row.workspace_status === 'archived') throw unauthorized('the workspace of this API key is archived');
+    return reject('organisation_disabled', 'the organisation of this API key is disabled');
+  if (row.workspace_status === 'archived')
+    return reject('workspace_archived', 'the workspace of this API key is archived');
   if (row.user_id !== null && row.user_status !== 'active')
-    throw unauthorized('the owner of this API key was removed');
+    return reject('owner_removed', 'the owner of this API key was removed');
 
   let role: Role;
   // An admin key acts for the organisation with its creator's authority: the bootstrap key (made
@@ -144,7 +159,7 @@ async function apiKeyPrincipal(db: Kysely<ControlDatabase>, key: string): Promis
   else if (row.type === 'service') role = 'manager';
   else if (row.user_role === 'owner' || row.user_role === 'admin') role = 'manager';
   else if (row.member_role) role = row.member_role;
-  else throw unauthorized('the owner of this API key is no longer a member of its workspace');
+  else return reject('not_a_member', 'the owner of this API key is no longer a member of its workspace');
 
   return {
     via: 'api_key',

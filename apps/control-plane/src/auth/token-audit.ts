@@ -1,6 +1,6 @@
 // Audit records of refused tokens (spec part 6: token-authentication errors are audited). A record
 // belongs to the organisation the token names when its signature verified and that organisation
-// exists; otherwise it is unattributed (no organisation), shown to organisation-level readers.
+// exists; otherwise it is unattributed (no organisation), read with GET /audit-logs?scope=platform.
 import type { Logger } from '@aigw/runtime';
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';

@@ -253,7 +253,7 @@ async function auditFailure(
     await recordAudit(
       deps.db,
       // A public route's refusal belongs to the organisation its credential named (`auditAs`), else
-      // it is unattributed (organisation ''): recorded all the same, shown to organisation readers.
+      // it is unattributed (organisation ''): recorded all the same, for the platform operator.
       buildAuditEvent(req, {
         organisationId: target?.organisationId ?? principal.organisationId,
         workspaceId: target ? target.workspaceId : principal.workspaceId,

@@ -1,9 +1,11 @@
 // GET /audit-logs: audit records newest first, filtered by time, user, key, action, resource,
-// workspace, outcome, status code and IP, with cursor paging.
+// workspace, outcome, status code and IP, with cursor paging. `scope=platform` lists the records
+// that belong to no organisation instead, for the deployment's operator (audit/platform-scope.ts).
 
 import { isIP } from 'node:net';
 import { AuditOutcome } from '@aigw/proto';
 import { z } from 'zod';
+import { requirePlatformOperator } from '../audit/platform-scope.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import { idOrSlug } from '../http/list.js';
 import { defineRoute } from '../http/route.js';
@@ -45,6 +47,8 @@ const query = z
         .transform(Number),
     ).optional(),
     ip: csv(z.string().refine((v) => isIP(v) !== 0, 'must be an IP address')).optional(),
+    /** `organisation` (the caller's records) or `platform` (records of no organisation). */
+    scope: z.enum(['organisation', 'platform']).default('organisation'),
     ...cursorPageFields,
   })
   .strict();
@@ -64,9 +68,14 @@ export const listAuditLogsRoute = defineRoute({
     next_cursor: z.string().nullable(),
   }),
   async handler(ctx) {
-    const { caller } = await visibilityOf(ctx.db, ctx.principal);
     const q = ctx.query;
-    const workspace = await lookupWorkspace(ctx.db, ctx.principal, q.workspace_id);
+    const platform = q.scope === 'platform';
+    if (platform) await requirePlatformOperator(ctx.db, ctx.principal);
+    const { caller } = await visibilityOf(ctx.db, ctx.principal);
+    // Records of no organisation have no workspace of the caller's to narrow to.
+    const workspace = platform
+      ? q.workspace_id
+      : await lookupWorkspace(ctx.db, ctx.principal, q.workspace_id);
     const response = await loggerOf(ctx).call('listAuditEvents', {
       caller,
       fromMs: q.start_time ?? 0,
@@ -88,6 +97,7 @@ export const listAuditLogsRoute = defineRoute({
       pageSize: q.page_size,
       cursor: q.cursor ?? '',
       includeTotal: q.include_total === 'true',
+      unattributed: platform,
     });
     return {
       object: 'list',

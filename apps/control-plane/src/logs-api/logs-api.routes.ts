@@ -9,7 +9,7 @@ import {
   getExportRoute,
   listExportsRoute,
 } from './exports.routes.js';
-import { createFeedbackRoute, updateFeedbackRoute } from './feedback.routes.js';
+import { createFeedbackRoute, listFeedbackRoute, updateFeedbackRoute } from './feedback.routes.js';
 import { analyticsGroupsRoute, logGroupsRoute } from './groups.routes.js';
 import { getLogRoute, listLogsRoute } from './logs.routes.js';
 
@@ -25,6 +25,7 @@ export const logsApiRoutes: readonly RouteDefinition[] = [
   graphRoute,
   summaryRoute,
   listAuditLogsRoute,
+  listFeedbackRoute,
   createFeedbackRoute,
   updateFeedbackRoute,
 ];

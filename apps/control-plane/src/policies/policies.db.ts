@@ -17,6 +17,13 @@ export interface PolicyGroupBy {
 
 type Json<T extends object> = JSONColumnType<T, string, string>;
 
+/** The latest usage reset of one group key and value (usage limits policies; '[]' otherwise). */
+export interface StoredUsageReset {
+  readonly group_key: string;
+  readonly group_value: string;
+  readonly reset_at_ms: number;
+}
+
 export type PoliciesTable = {
   id: string;
   kind: PolicyKind;
@@ -26,6 +33,8 @@ export type PoliciesTable = {
   type: string;
   conditions: Json<PolicyCondition[]>;
   group_by: Json<PolicyGroupBy[]>;
+  /** Written by the usage reset route only (migration 0011); '[]' by default. */
+  usage_resets: ColumnType<StoredUsageReset[], string | undefined, string>;
   unit: string | null;
   /** bigint: pg returns it as a string. */
   value: ColumnType<string | null, number | null | undefined, number>;

@@ -55,6 +55,11 @@ export function usageLimitsPolicyEntity(row: PolicyRow) {
       status: policyStatus(row),
       createdAtMs: row.created_at.getTime(),
       lastUpdatedAtMs: row.updated_at.getTime(),
+      resets: (row.usage_resets ?? []).map((r) => ({
+        groupKey: r.group_key,
+        groupValue: r.group_value,
+        resetAtMs: Number(r.reset_at_ms),
+      })),
     },
   });
 }

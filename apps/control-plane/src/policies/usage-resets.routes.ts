@@ -1,6 +1,9 @@
 // Per-entity usage reset of a usage limits policy: the usage the policy counted for one attached
-// API key, workspace or user starts again from zero. Resets are stored (policy_usage_resets) for the
-// gateway and logger; the UsageLimitPolicy proto has no field to carry them yet (docs/admin-api/policies.md).
+// API key, workspace or user starts again from zero. The reset is stored (policy_usage_resets, and
+// the policy's usage_resets that travel with it), the policy's version is bumped and its new state
+// goes through the outbox and NATS to every gateway like any other change, whose counters of those
+// groups then start at the reset time (docs/limits.md "Resets"). Audited by the route.
+import { sql } from 'kysely';
 import { z } from 'zod';
 import { apiError, conflict } from '../api-errors.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -9,6 +12,7 @@ import { findAttachedEntity } from './policies.entities.js';
 import { findPolicy } from './policies.repository.js';
 import { resetAlerts } from './policy-alerts.js';
 import { entityGroupValues, ENTITY_GROUP_KEY as GROUP_KEY } from './policy-usage.js';
+import { usageLimitsPolicyEntity } from './usage-limits.policy.js';
 
 const ENTITY_KIND: Record<keyof typeof GROUP_KEY, ResetEntityKind> = {
   'api-key': 'api_key',
@@ -50,6 +54,13 @@ export const usageResetRoutes: RouteDefinition[] = [
       const values = entityGroupValues(entity);
       const resetAt = new Date();
       return mutate({ resourceId: policy.id, workspaceId: policy.workspace_id }, async (tx) => {
+        // Resets of one policy run one at a time, so each rewrites usage_resets from every reset.
+        await policyDb(tx.db)
+          .selectFrom('policies')
+          .select('id')
+          .where('id', '=', policy.id)
+          .forUpdate()
+          .executeTakeFirstOrThrow();
         await policyDb(tx.db)
           .insertInto('policy_usage_resets')
           .values(
@@ -66,6 +77,29 @@ export const usageResetRoutes: RouteDefinition[] = [
             oc.columns(['policy_id', 'group_key', 'group_value']).doUpdateSet({ reset_at: resetAt }),
           )
           .execute();
+        const resets = await policyDb(tx.db)
+          .selectFrom('policy_usage_resets')
+          .select(['group_key', 'group_value', 'reset_at'])
+          .where('policy_id', '=', policy.id)
+          .orderBy('group_key')
+          .orderBy('group_value')
+          .execute();
+        const row = await policyDb(tx.db)
+          .updateTable('policies')
+          .set({
+            usage_resets: JSON.stringify(
+              resets.map((r) => ({
+                group_key: r.group_key,
+                group_value: r.group_value,
+                reset_at_ms: r.reset_at.getTime(),
+              })),
+            ),
+            version: sql<number>`version + 1`,
+          })
+          .where('id', '=', policy.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await tx.change(usageLimitsPolicyEntity(row));
         await resetAlerts(
           tx.db,
           { kind: 'usage_limit_policy', id: policy.id },

@@ -1,7 +1,7 @@
 // `current_usage` of the usage limits an admin response shows (spec 2.5: fractional USD for cost,
 // tokens for tokens), from the usage ledger, for the period the gateway counts in now: the same
 // usagePeriodAt() over the limit's reset settings. docs/control-plane.md "Current usage".
-import { type UsageAmount, usagePeriodAt } from '@aigw/proto';
+import { type UsageAmount, type UsagePeriod, usagePeriodAt } from '@aigw/proto';
 import { periodicResetToProto } from '../limits/limits.schema.js';
 import { readUsage, type UsageContext, type UsageKey, type UsageOwnerKind } from './usage-reader.js';
 
@@ -29,6 +29,11 @@ export interface LimitOwner {
 
 /** Start (ms) of the period `limit` counts in at `nowMs`; 0 for a limit that never resets. */
 export function periodStartOf(limit: LimitPeriod, nowMs: number): number {
+  return periodOf(limit, nowMs).startMs;
+}
+
+/** The period `limit` counts in at `nowMs` ({0, 0} for a limit that never resets). */
+export function periodOf(limit: LimitPeriod, nowMs: number): UsagePeriod {
   const next = limit.next_usage_reset_at;
   return usagePeriodAt(
     {
@@ -37,7 +42,7 @@ export function periodStartOf(limit: LimitPeriod, nowMs: number): number {
       nextUsageResetAtMs: next ? new Date(next).getTime() : 0,
     },
     nowMs,
-  ).startMs;
+  );
 }
 
 /** The limit's measure of an amount: USD (fractional) for cost, tokens for tokens. */

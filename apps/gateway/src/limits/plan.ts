@@ -19,6 +19,7 @@ import type { Snapshot } from '../snapshot/index.js';
 import { groupValue, matchesAll } from './conditions.js';
 import { type Period, type PeriodSpec, periodAt } from './periods.js';
 import type { LimitSubject } from './subject.js';
+import { periodAfterReset, resetAtOf } from './usage-resets.js';
 
 /** Names what limited a request in error codes (`<kind>_rate_limited`). */
 export type OwnerKind = 'policy' | 'api_key' | 'workspace' | 'provider' | 'integration' | 'virtual_key';
@@ -85,6 +86,8 @@ interface BudgetSlot {
   readonly spec: PeriodSpec;
   readonly owner: LimitOwner;
   readonly chargeGroup: string;
+  /** A policy's latest usage reset of this group (ms), 0 when none: the period starts there. */
+  readonly resetAtMs: number;
 }
 
 /**
@@ -130,6 +133,7 @@ export function instantiate(template: PlanTemplate, nowMs: number, estimate: Pla
       period = periodAt(slot.spec, nowMs);
       template.periods[i] = period;
     }
+    if (slot.resetAtMs > 0) period = periodAfterReset(period, slot.resetAtMs);
     budgets.push({
       key: `${slot.prefix}${period.startMs}`,
       type: slot.type,
@@ -187,6 +191,14 @@ export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: P
           spec: p,
           owner: policyOwner(policy, group),
           chargeGroup: group,
+          resetAtMs:
+            p.resets.length === 0
+              ? 0
+              : resetAtOf(
+                  p.resets,
+                  p.groupBy.map((g) => g.key),
+                  subject,
+                ),
         });
       }
     }
@@ -224,6 +236,7 @@ export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: P
         spec: limit,
         owner: { ...owner, group: `${groupPrefix}type=${type}` },
         chargeGroup,
+        resetAtMs: 0,
       });
     }
   };

@@ -106,17 +106,22 @@ describe('audit ingest', () => {
         /logger_ingest_events_total\{stream="audit",outcome="dead_letter",app="logger"\} 2/,
       );
 
-      // Readers: an organisation-level caller sees its records and the unattributed one; a
+      // Readers: an organisation-level caller sees its own records, never the unattributed one (it
+      // belongs to no tenant); the platform scope lists only unattributed records; a
       // workspace-bound caller sees neither organisation-level nor unattributed records.
-      const list = (caller = callerOf()) =>
-        listAuditEvents(database.db, ListAuditEventsRequest.fromPartial({ caller, pageSize: 50 }));
+      const list = (caller = callerOf(), unattributed = false) =>
+        listAuditEvents(
+          database.db,
+          ListAuditEventsRequest.fromPartial({ caller, pageSize: 50, unattributed }),
+        );
       const orgLevel = await list();
       expect(orgLevel.events.map((e) => e.id).sort()).toEqual(
-        [surrogate.id, unattributed.id, refused.id, standIn?.id, timelessStandIn?.id].sort(),
+        [surrogate.id, refused.id, standIn?.id, timelessStandIn?.id].sort(),
       );
-      expect(orgLevel.events.find((e) => e.id === unattributed.id)?.organisationId).toBe('');
       const other = await list(callerOf({ organisationId: '0c000000-0000-4000-8000-000000000009' }));
-      expect(other.events.map((e) => e.id)).toEqual([unattributed.id]);
+      expect(other.events.map((e) => e.id)).toEqual([]);
+      const platform = await list(callerOf(), true);
+      expect(platform.events.map((e) => [e.id, e.organisationId])).toEqual([[unattributed.id, '']]);
       const workspace = await list(callerOf({ allWorkspaces: false, workspaceIds: [WS[0]] }));
       expect(workspace.events.map((e) => e.id)).toEqual([refused.id]);
     } finally {

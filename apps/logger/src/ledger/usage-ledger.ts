@@ -120,8 +120,10 @@ function charge(
   for (const c of charges) {
     const kind = OWNER_KINDS[c.ownerKind];
     if (!kind || !c.ownerId) continue;
+    // A limit that never resets has no period end; its period starts at 0, or at the policy's
+    // latest usage reset of this group (docs/limits.md "Resets").
     const forever = c.periodEndMs === 0;
-    const start = forever ? FOREVER.start : new Date(c.periodStartMs);
+    const start = forever && c.periodStartMs <= 0 ? FOREVER.start : new Date(c.periodStartMs);
     const end = forever ? FOREVER.end : new Date(c.periodEndMs);
     const entry = entryFor(entries, { kind, id: c.ownerId, group: c.groupValue, start, end, organisationId });
     const key = `${kind}\u0000${c.ownerId}\u0000${c.groupValue}\u0000${start.getTime()}`;

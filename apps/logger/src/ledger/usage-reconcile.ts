@@ -92,7 +92,8 @@ export async function reconcileUsage(
   let entries = 0;
   let raised = 0;
   let after: { entity_kind: string; entity_id: string; group_value: string; period_start: Date } | undefined;
-  const forever = FOREVER.start.getTime();
+  // Periods without an end (never resets, from 0 or from a usage reset) keep their key.
+  const forever = FOREVER.end.getTime();
   for (;;) {
     let query = db
       .selectFrom('usage_ledger')
@@ -130,7 +131,7 @@ export async function reconcileUsage(
     const pipeline = redis.pipeline();
     for (const row of rows) {
       const expireAt =
-        row.period_start.getTime() === forever ? '0' : String(row.period_end.getTime() + EXPIRY_GRACE_MS);
+        row.period_end.getTime() === forever ? '0' : String(row.period_end.getTime() + EXPIRY_GRACE_MS);
       for (const [key, value] of counters(row)) pipeline.eval(RAISE_TO, 1, key, value, expireAt);
     }
     const results = (await pipeline.exec()) ?? [];

@@ -29,6 +29,7 @@ import {
   listExports,
   toExport,
 } from '../query/exports/exports.store.js';
+import { listFeedback } from '../query/feedback.query.js';
 import { createFeedback, updateFeedback } from '../query/feedback.store.js';
 import { getGraph } from '../query/graph.query.js';
 import { getGroups } from '../query/groups.query.js';
@@ -79,6 +80,7 @@ export function logsService(deps: LogsServiceDeps): GrpcService {
     listAuditEvents: unary('ListAuditEvents', (r) => listAuditEvents(db, r)),
     createFeedback: unary('CreateFeedback', async (r) => ({ feedback: await createFeedback(db, r) })),
     updateFeedback: unary('UpdateFeedback', async (r) => ({ feedback: await updateFeedback(db, r) })),
+    listFeedback: unary('ListFeedback', (r) => listFeedback(db, r)),
     createExport: unary('CreateExport', async (r) => {
       const created = await createExport(db, r, { enabled: deps.exportsEnabled });
       deps.exports.wake();

@@ -1,7 +1,9 @@
 // ListAuditEvents: audit records newest first with keyset paging. Organisation and workspace scope
 // apply (organisation-level records only to callers that see every workspace); API key restriction
 // does not (audit records are not request data). Unattributed records (no organisation: a refused
-// credential whose organisation could not be known) are shown to callers that see every workspace.
+// credential whose organisation could not be known) belong to no tenant: they are listed only when
+// the request asks for them (`unattributed`, the platform scope the control plane grants to the
+// deployment's operator alone), and then nothing else is.
 import {
   type AuditEvent,
   AuditOutcome,
@@ -38,12 +40,8 @@ export async function listAuditEvents(
     throw invalidArgument('outcome must be one of the AuditOutcome values');
   if (!scope)
     return request.includeTotal ? { events: [], nextCursor: '', total: 0 } : { events: [], nextCursor: '' };
-  const caller = request.caller!;
   const conditions: Condition[] = [
-    // For such callers the scope is the organisation alone (audit rows carry no API key column).
-    ...(caller.allWorkspaces
-      ? [sql`(a.organisation_id = ${caller.organisationId} or a.organisation_id is null)`]
-      : scope),
+    ...(request.unattributed ? [sql`a.organisation_id is null`] : scope),
     ...timeConditions(request.fromMs, request.toMs, 'a', 'occurred_at'),
   ];
   const text = (values: readonly string[], column: string) => {

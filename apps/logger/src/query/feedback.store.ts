@@ -1,5 +1,8 @@
 // Feedback on traces: created and updated through LogsService, shown on logs and in the summary.
-// `created_by` holds the creating Actor as JSON, so restricted callers can be matched to their own.
+// Feedback belongs to the workspace of the trace it names: it is given only on a trace the caller
+// may see (a stored log of it in that workspace, within the caller's scope), else NOT_FOUND as for
+// any other row of another workspace. `created_by` holds the creating Actor as JSON, so restricted
+// callers can be matched to their own. Listing is in feedback.query.ts.
 import {
   Actor,
   type CallerContext,
@@ -9,9 +12,9 @@ import {
 } from '@aigw/proto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { FeedbackTable, LogsDatabase } from '../db/schema.js';
-import { canSeeWorkspace, requireCaller } from './caller-scope.js';
+import { canSeeWorkspace, requireCaller, scopeConditions } from './caller-scope.js';
 import { alreadyExists, invalidArgument, notFound } from './query-error.js';
-import { isUuid } from './sql-parts.js';
+import { all, isUuid } from './sql-parts.js';
 
 type FeedbackRow = Selectable<FeedbackTable>;
 
@@ -64,8 +67,10 @@ export async function createFeedback(
   checkValue(request.value);
   checkWeight(request.weight);
   const metadata = checkMetadata(request.metadata);
-  const workspaceId = request.workspaceId === '' ? null : request.workspaceId;
-  if (!canSeeWorkspace(caller, workspaceId)) throw notFound('workspace not found');
+  if (request.workspaceId === '') throw invalidArgument('workspace_id is required');
+  const workspaceId = request.workspaceId;
+  if (!canSeeWorkspace(caller, workspaceId) || !(await traceVisible(db, caller, workspaceId, traceId)))
+    throw notFound(`trace ${traceId} not found`);
   const row = await db
     .insertInto('feedback')
     .values({
@@ -108,6 +113,20 @@ export async function updateFeedback(
   return toFeedback(row);
 }
 
+/** Does the caller see a stored log of `traceId` in `workspaceId`? */
+async function traceVisible(
+  db: Kysely<LogsDatabase>,
+  caller: CallerContext,
+  workspaceId: string,
+  traceId: string,
+): Promise<boolean> {
+  const scope = scopeConditions(caller, 'r');
+  if (!scope) return false;
+  const { rows } = await sql`select 1 from request_logs r where ${all(scope)}
+    and r.workspace_id = ${workspaceId} and r.trace_id = ${traceId} limit 1`.execute(db);
+  return rows.length > 0;
+}
+
 async function visibleFeedback(db: Kysely<LogsDatabase>, caller: CallerContext, id: string) {
   const row = await db
     .selectFrom('feedback')
@@ -121,11 +140,19 @@ async function visibleFeedback(db: Kysely<LogsDatabase>, caller: CallerContext, 
   return row;
 }
 
-export async function feedbackForTrace(db: Kysely<LogsDatabase>, organisationId: string, traceId: string) {
+/** The feedback shown on a log: on its trace, in its workspace (another workspace's is not its own). */
+export async function feedbackForTrace(
+  db: Kysely<LogsDatabase>,
+  organisationId: string,
+  workspaceId: string | null,
+  traceId: string,
+) {
+  if (workspaceId === null) return [];
   const rows = await db
     .selectFrom('feedback')
     .selectAll()
     .where('organisation_id', '=', organisationId)
+    .where('workspace_id', '=', workspaceId)
     .where('trace_id', '=', traceId)
     .orderBy('created_at')
     .orderBy('id')

@@ -84,7 +84,7 @@ export async function getLog(db: Kysely<LogsDatabase>, request: GetLogRequest): 
   if (!row) throw notFound(`log ${request.id} not found`);
   const entry = toEntry(row, true);
   if (row.trace_id && row.organisation_id)
-    entry.feedback = await feedbackForTrace(db, row.organisation_id, row.trace_id);
+    entry.feedback = await feedbackForTrace(db, row.organisation_id, row.workspace_id, row.trace_id);
   return { log: entry, logFormat: row.log_format };
 }
 

@@ -20,6 +20,8 @@ import {
   type ListAuditEventsResponse,
   ListExportsRequest,
   type ListExportsResponse,
+  ListFeedbackRequest,
+  type ListFeedbackResponse,
   UpdateFeedbackRequest,
   type UpdateFeedbackResponse,
 } from '@aigw/proto';
@@ -265,6 +267,128 @@ describe('feedback', () => {
     ).resolves.toMatchObject({
       feedback: { value: 1 },
     });
+  });
+});
+
+describe('feedback belongs to the workspace of its trace', () => {
+  const inWs = (traceId: string, ws: string, key?: string) =>
+    EVENTS.some(
+      (e) =>
+        e.organisationId === ORG_A &&
+        e.workspaceId === ws &&
+        e.traceId === traceId &&
+        (key === undefined || e.apiKeyId === key),
+    );
+  // A trace logged in both workspaces of ORG_A (traces repeat across workspaces and organisations),
+  // with some but not every key in WS[0].
+  const trace = EVENTS.map((e) => e.traceId).find(
+    (t) => inWs(t, WS[1]) && KEYS.some((k) => inWs(t, WS[0], k)) && KEYS.some((k) => !inWs(t, WS[0], k)),
+  )!;
+  const give = (
+    svc: TestService,
+    caller: ReturnType<typeof callerOf>,
+    partial: Partial<CreateFeedbackRequest>,
+  ) =>
+    call<CreateFeedbackRequest, CreateFeedbackResponse>(
+      svc.client.createFeedback,
+      svc.client,
+      CreateFeedbackRequest.fromPartial({ caller, traceId: trace, value: 1, weight: 1, ...partial }),
+    );
+  const ws0 = callerOf({ allWorkspaces: false, workspaceIds: [WS[0]] });
+  const ws1 = callerOf({ allWorkspaces: false, workspaceIds: [WS[1]] });
+
+  test('only on a trace the caller sees in that workspace; NOT_FOUND otherwise', async ({ ctx }) => {
+    const id = (n: number) => `5f100000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    const refused = [
+      // never logged
+      [ws0, { id: id(1), workspaceId: WS[0], traceId: 'trace-nowhere' }],
+      // another workspace of the organisation, named as the caller's or as the other one
+      [ws1, { id: id(2), workspaceId: WS[0] }],
+      // another organisation's caller naming ORG_A's workspace and trace
+      [
+        callerOf({ organisationId: ORG_B, allWorkspaces: false, workspaceIds: [WS[0]] }),
+        { id: id(3), workspaceId: WS[0] },
+      ],
+      // no workspace
+      [ws0, { id: id(4), workspaceId: '' }],
+    ] as const;
+    for (const [caller, partial] of refused)
+      await expect(give(ctx.svc, caller, partial)).rejects.toMatchObject({
+        code: partial.workspaceId === '' ? status.INVALID_ARGUMENT : status.NOT_FOUND,
+      });
+    // Restricted to its own keys, a caller sees (and rates) only traces logged with one of them.
+    const own = KEYS.find((k) => inWs(trace, WS[0], k))!;
+    const foreign = KEYS.find((k) => !inWs(trace, WS[0], k))!;
+    await expect(
+      give(
+        ctx.svc,
+        { ...ws0, restrictToApiKeys: true, restrictToApiKeyIds: [foreign] },
+        { id: id(5), workspaceId: WS[0] },
+      ),
+    ).rejects.toMatchObject({ code: status.NOT_FOUND });
+    await expect(
+      give(
+        ctx.svc,
+        { ...ws0, restrictToApiKeys: true, restrictToApiKeyIds: [own] },
+        { id: id(6), workspaceId: WS[0] },
+      ),
+    ).resolves.toMatchObject({ feedback: { workspaceId: WS[0], organisationId: ORG_A } });
+    const rows = await ctx.db
+      .selectFrom('feedback')
+      .select('id')
+      .where('id', 'in', [id(1), id(2), id(3), id(4), id(5)])
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  test('ListFeedback: scope, filters, newest first with cursor paging and total', async ({ ctx }) => {
+    const id = (n: number) => `5f200000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    await give(ctx.svc, ws0, { id: id(1), workspaceId: WS[0], value: 3, weight: 0.2 });
+    await give(ctx.svc, ws0, { id: id(2), workspaceId: WS[0], value: -5, weight: 1 });
+    await give(ctx.svc, ws1, { id: id(3), workspaceId: WS[1], value: 7, weight: 0.6 });
+    const list = (caller: ReturnType<typeof callerOf>, partial: Partial<ListFeedbackRequest> = {}) =>
+      call<ListFeedbackRequest, ListFeedbackResponse>(
+        ctx.svc.client.listFeedback,
+        ctx.svc.client,
+        ListFeedbackRequest.fromPartial({ caller, traceIds: [trace], ...partial }),
+      );
+    const ids = (r: ListFeedbackResponse) => r.feedback.map((f) => f.id).filter((f) => f.startsWith('5f2'));
+    const all = await list(callerOf(), { includeTotal: true });
+    expect(ids(all)).toEqual([id(3), id(2), id(1)]);
+    const first = await list(callerOf(), { pageSize: 2, traceIds: [trace], workspaceIds: [WS[0], WS[1]] });
+    const rest = await list(callerOf(), {
+      pageSize: 2,
+      cursor: first.nextCursor,
+      workspaceIds: [WS[0], WS[1]],
+    });
+    expect([...first.feedback, ...rest.feedback].map((f) => f.id).filter((f) => f.startsWith('5f2'))).toEqual(
+      ids(all),
+    );
+    expect(Number(all.total)).toBe(all.feedback.length);
+    expect(ids(await list(ws0))).toEqual([id(2), id(1)]);
+    expect(ids(await list(ws1))).toEqual([id(3)]);
+    expect((await list(callerOf({ organisationId: ORG_B }))).feedback).toEqual([]);
+    expect((await list(callerOf({ allWorkspaces: false, workspaceIds: [] }))).feedback).toEqual([]);
+    expect(ids(await list(callerOf(), { workspaceIds: [WS[1]] }))).toEqual([id(3)]);
+    expect(ids(await list(callerOf(), { value: { min: 0 } }))).toEqual([id(3), id(1)]);
+    expect(ids(await list(callerOf(), { value: { min: -5, max: -1 } }))).toEqual([id(2)]);
+    expect(ids(await list(callerOf(), { maxWeight: 0.5 }))).toEqual([id(1)]);
+    expect(ids(await list(callerOf(), { minWeight: 0.5, maxWeight: 0.9 }))).toEqual([id(3)]);
+    expect((await list(callerOf(), { fromMs: Date.now() + 3_600_000 })).feedback).toEqual([]);
+    await expect(list(callerOf(), { fromMs: 2, toMs: 1 })).rejects.toMatchObject({
+      code: status.INVALID_ARGUMENT,
+    });
+    // The log of the trace in WS[1] shows WS[1]'s feedback only.
+    const logIn = (ws: string) =>
+      EVENTS.find((e) => e.organisationId === ORG_A && e.workspaceId === ws && e.traceId === trace)!;
+    const shown = await call<GetLogRequest, GetLogResponse>(
+      ctx.svc.client.getLog,
+      ctx.svc.client,
+      GetLogRequest.fromPartial({ caller: callerOf(), id: logIn(WS[1]).id }),
+    );
+    expect(shown.log?.feedback.map((f) => f.workspaceId)).toEqual(shown.log?.feedback.map(() => WS[1]));
+    expect(shown.log?.feedback.map((f) => f.id)).toContain(id(3));
+    expect(shown.log?.feedback.map((f) => f.id)).not.toContain(id(1));
   });
 });
 

@@ -1,5 +1,5 @@
 // GetSummary: headline totals over the filter; percentiles and distinct users read raw rows, feedback
-// counts the feedback on the traces of the matching logs.
+// counts the feedback on the traces of the matching logs, given in those logs' workspaces.
 import type { GetSummaryRequest, GetSummaryResponse } from '@aigw/proto';
 import { type Kysely, sql } from 'kysely';
 import type { LogsDatabase } from '../db/schema.js';
@@ -55,9 +55,8 @@ export async function getSummary(
   const { rows: fb } = await sql<{ n: string; weighted: number | null; weights: number | null }>`
     select count(*)::bigint as n, sum(f.value * f.weight)::float8 as weighted, sum(f.weight)::float8 as weights
     from feedback f where f.organisation_id = ${caller.organisationId}
-      and f.trace_id in (select r.trace_id from request_logs r where ${where} and r.trace_id is not null)`.execute(
-    db,
-  );
+      and (f.workspace_id, f.trace_id) in (select r.workspace_id, r.trace_id from request_logs r
+        where ${where} and r.trace_id is not null)`.execute(db);
   const errors = Number(totals?.errors ?? 0);
   const feedback = fb[0];
   const summary: GetSummaryResponse = {

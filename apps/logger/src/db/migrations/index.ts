@@ -6,6 +6,7 @@ import * as records from './0003-records.js';
 import * as exportChunks from './0004-export-chunks.js';
 import * as usageLedgerCounterKeys from './0005-usage-ledger-counter-keys.js';
 import * as unattributedAudit from './0006-unattributed-audit.js';
+import * as feedbackWorkspace from './0007-feedback-workspace.js';
 import * as ingestIndexes from './0009-ingest-indexes.js';
 
 export const migrations: Migrations = {
@@ -15,5 +16,6 @@ export const migrations: Migrations = {
   '0004-export-chunks': exportChunks,
   '0005-usage-ledger-counter-keys': usageLedgerCounterKeys,
   '0006-unattributed-audit': unattributedAudit,
+  '0007-feedback-workspace': feedbackWorkspace,
   '0009-ingest-indexes': ingestIndexes,
 };

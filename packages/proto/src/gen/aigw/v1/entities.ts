@@ -699,6 +699,22 @@ export interface UsageLimitPolicy {
   createdAtMs: number;
   /** Last update time. */
   lastUpdatedAtMs: number;
+  /**
+   * Per-entity usage resets (POST .../entities/{id}/reset), the latest per group key and value.
+   * A group whose values include one counts from reset_at_ms while that time is inside the
+   * current period: its counter's period start becomes reset_at_ms (docs/limits.md "Resets").
+   */
+  resets: UsageLimitReset[];
+}
+
+/** One reset of the usage a usage-limit policy counted for the groups holding one value of one key. */
+export interface UsageLimitReset {
+  /** The group_by key (`api_key`, `workspace_id`, `metadata._user`). */
+  groupKey: string;
+  /** The value of that key whose groups start again (an API key id, a workspace id, a user id or e-mail). */
+  groupValue: string;
+  /** When the usage started again. */
+  resetAtMs: number;
 }
 
 /** A guardrail: checks run on input or output, and the action taken when they fail. */
@@ -5008,6 +5024,7 @@ function createBaseUsageLimitPolicy(): UsageLimitPolicy {
     status: 0,
     createdAtMs: 0,
     lastUpdatedAtMs: 0,
+    resets: [],
   };
 }
 
@@ -5048,6 +5065,9 @@ export const UsageLimitPolicy: MessageFns<UsageLimitPolicy> = {
     }
     if (message.lastUpdatedAtMs !== 0) {
       writer.uint32(96).int64(message.lastUpdatedAtMs);
+    }
+    for (const v of message.resets) {
+      UsageLimitReset.encode(v!, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -5161,6 +5181,14 @@ export const UsageLimitPolicy: MessageFns<UsageLimitPolicy> = {
             message.lastUpdatedAtMs = longToNumber(reader.int64());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.resets.push(UsageLimitReset.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5221,6 +5249,9 @@ export const UsageLimitPolicy: MessageFns<UsageLimitPolicy> = {
         : isSet(object.last_updated_at_ms)
         ? globalThis.Number(object.last_updated_at_ms)
         : 0,
+      resets: globalThis.Array.isArray(object?.resets)
+        ? object.resets.map((e: any) => UsageLimitReset.fromJSON(e))
+        : [],
     };
   },
 
@@ -5262,6 +5293,9 @@ export const UsageLimitPolicy: MessageFns<UsageLimitPolicy> = {
     if (message.lastUpdatedAtMs !== 0) {
       obj.lastUpdatedAtMs = Math.round(message.lastUpdatedAtMs);
     }
+    if (message.resets?.length) {
+      obj.resets = message.resets.map((e) => UsageLimitReset.toJSON(e));
+    }
     return obj;
   },
 
@@ -5282,6 +5316,120 @@ export const UsageLimitPolicy: MessageFns<UsageLimitPolicy> = {
     message.status = object.status ?? 0;
     message.createdAtMs = object.createdAtMs ?? 0;
     message.lastUpdatedAtMs = object.lastUpdatedAtMs ?? 0;
+    message.resets = object.resets?.map((e) => UsageLimitReset.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseUsageLimitReset(): UsageLimitReset {
+  return { groupKey: "", groupValue: "", resetAtMs: 0 };
+}
+
+export const UsageLimitReset: MessageFns<UsageLimitReset> = {
+  encode(message: UsageLimitReset, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.groupKey !== "") {
+      writer.uint32(10).string(message.groupKey);
+    }
+    if (message.groupValue !== "") {
+      writer.uint32(18).string(message.groupValue);
+    }
+    if (message.resetAtMs !== 0) {
+      writer.uint32(24).int64(message.resetAtMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): UsageLimitReset {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseUsageLimitReset();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.groupKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.groupValue = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.resetAtMs = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): UsageLimitReset {
+    return {
+      groupKey: isSet(object.groupKey)
+        ? globalThis.String(object.groupKey)
+        : isSet(object.group_key)
+        ? globalThis.String(object.group_key)
+        : "",
+      groupValue: isSet(object.groupValue)
+        ? globalThis.String(object.groupValue)
+        : isSet(object.group_value)
+        ? globalThis.String(object.group_value)
+        : "",
+      resetAtMs: isSet(object.resetAtMs)
+        ? globalThis.Number(object.resetAtMs)
+        : isSet(object.reset_at_ms)
+        ? globalThis.Number(object.reset_at_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: UsageLimitReset): unknown {
+    const obj: any = {};
+    if (message.groupKey !== "") {
+      obj.groupKey = message.groupKey;
+    }
+    if (message.groupValue !== "") {
+      obj.groupValue = message.groupValue;
+    }
+    if (message.resetAtMs !== 0) {
+      obj.resetAtMs = Math.round(message.resetAtMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<UsageLimitReset>, I>>(base?: I): UsageLimitReset {
+    return UsageLimitReset.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<UsageLimitReset>, I>>(object: I): UsageLimitReset {
+    const message = createBaseUsageLimitReset();
+    message.groupKey = object.groupKey ?? "";
+    message.groupValue = object.groupValue ?? "";
+    message.resetAtMs = object.resetAtMs ?? 0;
     return message;
   },
 };

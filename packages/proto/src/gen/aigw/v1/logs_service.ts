@@ -849,6 +849,12 @@ export interface ListAuditEventsRequest {
   ips: string[];
   /** Narrow to these HTTP status codes. */
   statusCodes: number[];
+  /**
+   * Platform scope: only records that belong to no organisation (a refused credential whose
+   * organisation could not be known), instead of the caller's organisation's. The control plane
+   * asks for it only for the deployment's operator (docs/decisions.md).
+   */
+  unattributed: boolean;
 }
 
 /** Response of ListAuditEvents. */
@@ -873,9 +879,9 @@ export interface Feedback {
   weight: number;
   /** Free key/value metadata. */
   metadata: { [key: string]: string };
-  /** Organisation of the caller that created it. */
+  /** Organisation of the trace. */
   organisationId: string;
-  /** Workspace of the caller that created it. */
+  /** Workspace of the trace's log the feedback was given on. */
   workspaceId: string;
   /** Who created it. */
   createdBy?:
@@ -900,7 +906,7 @@ export interface CreateFeedbackRequest {
     | undefined;
   /** New feedback id (uuid), chosen by the caller so its audit record names it. */
   id: string;
-  /** Workspace the feedback belongs to; must be visible to the caller. */
+  /** Workspace the feedback belongs to: the trace must have a log there that the caller may see. */
   workspaceId: string;
   /** Trace the feedback is about (1..255 characters). */
   traceId: string;
@@ -915,6 +921,53 @@ export interface CreateFeedbackRequest {
 export interface CreateFeedbackRequest_MetadataEntry {
   key: string;
   value: string;
+}
+
+/** Request of ListFeedback. Empty filter fields do not filter. */
+export interface ListFeedbackRequest {
+  /**
+   * Visibility: organisation and workspace scope apply; a caller restricted to its own API keys
+   * sees the feedback it gave.
+   */
+  caller?:
+    | CallerContext
+    | undefined;
+  /** Narrow to these traces. */
+  traceIds: string[];
+  /** Narrow to these workspaces. */
+  workspaceIds: string[];
+  /** Created at or after, in ms; 0 means unbounded. */
+  fromMs: number;
+  /** Created before, in ms; 0 means unbounded. */
+  toMs: number;
+  /** Value range, inclusive. */
+  value?:
+    | Int64Range
+    | undefined;
+  /** Lowest weight, inclusive. */
+  minWeight?:
+    | number
+    | undefined;
+  /** Highest weight, inclusive. */
+  maxWeight?:
+    | number
+    | undefined;
+  /** Page size; 0 means 50; the server caps it at 500. */
+  pageSize: number;
+  /** Opaque cursor from a previous next_cursor; empty for the first page. */
+  cursor: string;
+  /** Also count all matching rows. */
+  includeTotal: boolean;
+}
+
+/** Response of ListFeedback. */
+export interface ListFeedbackResponse {
+  /** The page, newest first. */
+  feedback: Feedback[];
+  /** Cursor of the next page; empty on the last page. */
+  nextCursor: string;
+  /** Number of matching rows, when include_total was set. */
+  total?: number | undefined;
 }
 
 /** Response of CreateFeedback. */
@@ -3813,6 +3866,7 @@ function createBaseListAuditEventsRequest(): ListAuditEventsRequest {
     includeTotal: false,
     ips: [],
     statusCodes: [],
+    unattributed: false,
   };
 }
 
@@ -3866,6 +3920,9 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         writer.uint32(v);
       }
       writer.join();
+    }
+    if (message.unattributed !== false) {
+      writer.uint32(128).bool(message.unattributed);
     }
     return writer;
   },
@@ -4013,6 +4070,14 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
 
             break;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.unattributed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4084,6 +4149,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
         : globalThis.Array.isArray(object?.status_codes)
         ? object.status_codes.map((e: any) => globalThis.Number(e))
         : [],
+      unattributed: isSet(object.unattributed) ? globalThis.Boolean(object.unattributed) : false,
     };
   },
 
@@ -4134,6 +4200,9 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     if (message.statusCodes?.length) {
       obj.statusCodes = message.statusCodes.map((e) => Math.round(e));
     }
+    if (message.unattributed !== false) {
+      obj.unattributed = message.unattributed;
+    }
     return obj;
   },
 
@@ -4159,6 +4228,7 @@ export const ListAuditEventsRequest: MessageFns<ListAuditEventsRequest> = {
     message.includeTotal = object.includeTotal ?? false;
     message.ips = object.ips?.map((e) => e) || [];
     message.statusCodes = object.statusCodes?.map((e) => e) || [];
+    message.unattributed = object.unattributed ?? false;
     return message;
   },
 };
@@ -4923,6 +4993,388 @@ export const CreateFeedbackRequest_MetadataEntry: MessageFns<CreateFeedbackReque
     const message = createBaseCreateFeedbackRequest_MetadataEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseListFeedbackRequest(): ListFeedbackRequest {
+  return {
+    caller: undefined,
+    traceIds: [],
+    workspaceIds: [],
+    fromMs: 0,
+    toMs: 0,
+    value: undefined,
+    minWeight: undefined,
+    maxWeight: undefined,
+    pageSize: 0,
+    cursor: "",
+    includeTotal: false,
+  };
+}
+
+export const ListFeedbackRequest: MessageFns<ListFeedbackRequest> = {
+  encode(message: ListFeedbackRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.caller !== undefined) {
+      CallerContext.encode(message.caller, writer.uint32(10).fork()).join();
+    }
+    for (const v of message.traceIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.workspaceIds) {
+      writer.uint32(26).string(v!);
+    }
+    if (message.fromMs !== 0) {
+      writer.uint32(32).int64(message.fromMs);
+    }
+    if (message.toMs !== 0) {
+      writer.uint32(40).int64(message.toMs);
+    }
+    if (message.value !== undefined) {
+      Int64Range.encode(message.value, writer.uint32(50).fork()).join();
+    }
+    if (message.minWeight !== undefined) {
+      writer.uint32(57).double(message.minWeight);
+    }
+    if (message.maxWeight !== undefined) {
+      writer.uint32(65).double(message.maxWeight);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(72).uint32(message.pageSize);
+    }
+    if (message.cursor !== "") {
+      writer.uint32(82).string(message.cursor);
+    }
+    if (message.includeTotal !== false) {
+      writer.uint32(88).bool(message.includeTotal);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFeedbackRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFeedbackRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.caller = CallerContext.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.traceIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.workspaceIds.push(reader.string());
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.fromMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.toMs = longToNumber(reader.int64());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.value = Int64Range.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 57) {
+              break;
+            }
+
+            message.minWeight = reader.double();
+            continue;
+          }
+          case 8: {
+            if (tag !== 65) {
+              break;
+            }
+
+            message.maxWeight = reader.double();
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.includeTotal = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFeedbackRequest {
+    return {
+      caller: isSet(object.caller) ? CallerContext.fromJSON(object.caller) : undefined,
+      traceIds: globalThis.Array.isArray(object?.traceIds)
+        ? object.traceIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.trace_ids)
+        ? object.trace_ids.map((e: any) => globalThis.String(e))
+        : [],
+      workspaceIds: globalThis.Array.isArray(object?.workspaceIds)
+        ? object.workspaceIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.workspace_ids)
+        ? object.workspace_ids.map((e: any) => globalThis.String(e))
+        : [],
+      fromMs: isSet(object.fromMs)
+        ? globalThis.Number(object.fromMs)
+        : isSet(object.from_ms)
+        ? globalThis.Number(object.from_ms)
+        : 0,
+      toMs: isSet(object.toMs)
+        ? globalThis.Number(object.toMs)
+        : isSet(object.to_ms)
+        ? globalThis.Number(object.to_ms)
+        : 0,
+      value: isSet(object.value) ? Int64Range.fromJSON(object.value) : undefined,
+      minWeight: isSet(object.minWeight)
+        ? globalThis.Number(object.minWeight)
+        : isSet(object.min_weight)
+        ? globalThis.Number(object.min_weight)
+        : undefined,
+      maxWeight: isSet(object.maxWeight)
+        ? globalThis.Number(object.maxWeight)
+        : isSet(object.max_weight)
+        ? globalThis.Number(object.max_weight)
+        : undefined,
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      cursor: isSet(object.cursor) ? globalThis.String(object.cursor) : "",
+      includeTotal: isSet(object.includeTotal)
+        ? globalThis.Boolean(object.includeTotal)
+        : isSet(object.include_total)
+        ? globalThis.Boolean(object.include_total)
+        : false,
+    };
+  },
+
+  toJSON(message: ListFeedbackRequest): unknown {
+    const obj: any = {};
+    if (message.caller !== undefined) {
+      obj.caller = CallerContext.toJSON(message.caller);
+    }
+    if (message.traceIds?.length) {
+      obj.traceIds = message.traceIds;
+    }
+    if (message.workspaceIds?.length) {
+      obj.workspaceIds = message.workspaceIds;
+    }
+    if (message.fromMs !== 0) {
+      obj.fromMs = Math.round(message.fromMs);
+    }
+    if (message.toMs !== 0) {
+      obj.toMs = Math.round(message.toMs);
+    }
+    if (message.value !== undefined) {
+      obj.value = Int64Range.toJSON(message.value);
+    }
+    if (message.minWeight !== undefined) {
+      obj.minWeight = floatToJson(message.minWeight);
+    }
+    if (message.maxWeight !== undefined) {
+      obj.maxWeight = floatToJson(message.maxWeight);
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.cursor !== "") {
+      obj.cursor = message.cursor;
+    }
+    if (message.includeTotal !== false) {
+      obj.includeTotal = message.includeTotal;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListFeedbackRequest>, I>>(base?: I): ListFeedbackRequest {
+    return ListFeedbackRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListFeedbackRequest>, I>>(object: I): ListFeedbackRequest {
+    const message = createBaseListFeedbackRequest();
+    message.caller = (object.caller !== undefined && object.caller !== null)
+      ? CallerContext.fromPartial(object.caller)
+      : undefined;
+    message.traceIds = object.traceIds?.map((e) => e) || [];
+    message.workspaceIds = object.workspaceIds?.map((e) => e) || [];
+    message.fromMs = object.fromMs ?? 0;
+    message.toMs = object.toMs ?? 0;
+    message.value = (object.value !== undefined && object.value !== null)
+      ? Int64Range.fromPartial(object.value)
+      : undefined;
+    message.minWeight = object.minWeight ?? undefined;
+    message.maxWeight = object.maxWeight ?? undefined;
+    message.pageSize = object.pageSize ?? 0;
+    message.cursor = object.cursor ?? "";
+    message.includeTotal = object.includeTotal ?? false;
+    return message;
+  },
+};
+
+function createBaseListFeedbackResponse(): ListFeedbackResponse {
+  return { feedback: [], nextCursor: "", total: undefined };
+}
+
+export const ListFeedbackResponse: MessageFns<ListFeedbackResponse> = {
+  encode(message: ListFeedbackResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.feedback) {
+      Feedback.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextCursor !== "") {
+      writer.uint32(18).string(message.nextCursor);
+    }
+    if (message.total !== undefined) {
+      writer.uint32(24).uint64(message.total);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListFeedbackResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListFeedbackResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.feedback.push(Feedback.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextCursor = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.total = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListFeedbackResponse {
+    return {
+      feedback: globalThis.Array.isArray(object?.feedback) ? object.feedback.map((e: any) => Feedback.fromJSON(e)) : [],
+      nextCursor: isSet(object.nextCursor)
+        ? globalThis.String(object.nextCursor)
+        : isSet(object.next_cursor)
+        ? globalThis.String(object.next_cursor)
+        : "",
+      total: isSet(object.total) ? globalThis.Number(object.total) : undefined,
+    };
+  },
+
+  toJSON(message: ListFeedbackResponse): unknown {
+    const obj: any = {};
+    if (message.feedback?.length) {
+      obj.feedback = message.feedback.map((e) => Feedback.toJSON(e));
+    }
+    if (message.nextCursor !== "") {
+      obj.nextCursor = message.nextCursor;
+    }
+    if (message.total !== undefined) {
+      obj.total = Math.round(message.total);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListFeedbackResponse>, I>>(base?: I): ListFeedbackResponse {
+    return ListFeedbackResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListFeedbackResponse>, I>>(object: I): ListFeedbackResponse {
+    const message = createBaseListFeedbackResponse();
+    message.feedback = object.feedback?.map((e) => Feedback.fromPartial(e)) || [];
+    message.nextCursor = object.nextCursor ?? "";
+    message.total = object.total ?? undefined;
     return message;
   },
 };
@@ -6937,8 +7389,8 @@ export const LogsServiceService = {
     responseDeserialize: (value: Buffer): ListAuditEventsResponse => ListAuditEventsResponse.decode(value),
   },
   /**
-   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
-   * ALREADY_EXISTS when the id is taken.
+   * Records feedback on a trace the caller may see in the request's workspace (a stored log of that
+   * trace there); NOT_FOUND otherwise. ALREADY_EXISTS when the id is taken.
    */
   createFeedback: {
     path: "/aigw.v1.LogsService/CreateFeedback" as const,
@@ -6950,6 +7402,17 @@ export const LogsServiceService = {
     responseSerialize: (value: CreateFeedbackResponse): Buffer =>
       Buffer.from(CreateFeedbackResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateFeedbackResponse => CreateFeedbackResponse.decode(value),
+  },
+  /** Feedback visible to the caller, newest first, filtered and paged. */
+  listFeedback: {
+    path: "/aigw.v1.LogsService/ListFeedback" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListFeedbackRequest): Buffer => Buffer.from(ListFeedbackRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListFeedbackRequest => ListFeedbackRequest.decode(value),
+    responseSerialize: (value: ListFeedbackResponse): Buffer =>
+      Buffer.from(ListFeedbackResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListFeedbackResponse => ListFeedbackResponse.decode(value),
   },
   /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
   updateFeedback: {
@@ -7041,10 +7504,12 @@ export interface LogsServiceServer extends UntypedServiceImplementation {
   /** Lists audit records, newest first, with cursor paging. */
   listAuditEvents: handleUnaryCall<ListAuditEventsRequest, ListAuditEventsResponse>;
   /**
-   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
-   * ALREADY_EXISTS when the id is taken.
+   * Records feedback on a trace the caller may see in the request's workspace (a stored log of that
+   * trace there); NOT_FOUND otherwise. ALREADY_EXISTS when the id is taken.
    */
   createFeedback: handleUnaryCall<CreateFeedbackRequest, CreateFeedbackResponse>;
+  /** Feedback visible to the caller, newest first, filtered and paged. */
+  listFeedback: handleUnaryCall<ListFeedbackRequest, ListFeedbackResponse>;
   /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
   updateFeedback: handleUnaryCall<UpdateFeedbackRequest, UpdateFeedbackResponse>;
   /**
@@ -7166,8 +7631,8 @@ export interface LogsServiceClient extends Client {
     callback: (error: ServiceError | null, response: ListAuditEventsResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Records feedback on a trace (the trace need not be logged yet: events arrive asynchronously).
-   * ALREADY_EXISTS when the id is taken.
+   * Records feedback on a trace the caller may see in the request's workspace (a stored log of that
+   * trace there); NOT_FOUND otherwise. ALREADY_EXISTS when the id is taken.
    */
   createFeedback(
     request: CreateFeedbackRequest,
@@ -7183,6 +7648,22 @@ export interface LogsServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  /** Feedback visible to the caller, newest first, filtered and paged. */
+  listFeedback(
+    request: ListFeedbackRequest,
+    callback: (error: ServiceError | null, response: ListFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  listFeedback(
+    request: ListFeedbackRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListFeedbackResponse) => void,
+  ): ClientUnaryCall;
+  listFeedback(
+    request: ListFeedbackRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListFeedbackResponse) => void,
   ): ClientUnaryCall;
   /** Changes value, weight or metadata of a feedback. NOT_FOUND when missing or not visible. */
   updateFeedback(
