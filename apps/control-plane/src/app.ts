@@ -25,6 +25,7 @@ import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './http/logger-client.js';
+import { API_VERSION } from './http/openapi.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
@@ -35,8 +36,6 @@ import { snapshotService } from './snapshot/snapshot.service.js';
 export interface ControlPlaneApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };
 }
-
-const VERSION = '0.1.0';
 
 export function createApp(config: ControlPlaneConfig, options: { log?: Logger } = {}): ControlPlaneApp {
   const log =
@@ -163,7 +162,7 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
           apiAccessEnabled: config.API_ACCESS_ENABLED,
           auditEnabled: config.AUDIT_LOGS_ENABLED,
           log,
-          version: VERSION,
+          version: API_VERSION,
           masterKey: config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY),
           logsService,
         }),
