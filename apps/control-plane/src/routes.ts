@@ -1,4 +1,5 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
+import { alertRoutes } from './alerts/alerts.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';
@@ -30,5 +31,6 @@ export const routes: readonly RouteDefinition[] = [
   ...guardrailRoutes,
   ...modelPricingRoutes,
   ...policyRoutes,
+  ...alertRoutes,
   ...logsApiRoutes,
 ];
