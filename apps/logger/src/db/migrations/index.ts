@@ -6,6 +6,7 @@ import * as records from './0003-records.js';
 import * as exportChunks from './0004-export-chunks.js';
 import * as usageLedgerCounterKeys from './0005-usage-ledger-counter-keys.js';
 import * as unattributedAudit from './0006-unattributed-audit.js';
+import * as alerts from './0008-alerts.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
@@ -14,4 +15,5 @@ export const migrations: Migrations = {
   '0004-export-chunks': exportChunks,
   '0005-usage-ledger-counter-keys': usageLedgerCounterKeys,
   '0006-unattributed-audit': unattributedAudit,
+  '0008-alerts': alerts,
 };
