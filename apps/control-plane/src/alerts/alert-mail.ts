@@ -1,7 +1,6 @@
 // The alert e-mail: subject and plain-text body of one alert, naming what carries the limit.
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
-import { policyDb } from '../policies/policies.db.js';
 import type { AlertRow, AlertSubjectKind } from './alerts.db.js';
 
 const NOUN: Record<AlertSubjectKind, string> = {
@@ -17,7 +16,12 @@ export async function subjectName(db: Kysely<ControlDatabase>, row: AlertRow): P
   const id = row.subject_id;
   const found =
     row.subject_kind === 'usage_limit_policy'
-      ? await policyDb(db).selectFrom('policies').select('name').where('id', '=', id).executeTakeFirst()
+      ? await db
+          .withTables<{ policies: { id: string; name: string } }>()
+          .selectFrom('policies')
+          .select('name')
+          .where('id', '=', id)
+          .executeTakeFirst()
       : row.subject_kind === 'api_key'
         ? await db.selectFrom('api_keys').select('name').where('id', '=', id).executeTakeFirst()
         : row.subject_kind === 'workspace'

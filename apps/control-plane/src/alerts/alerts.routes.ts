@@ -1,14 +1,13 @@
-// Alert routes: every alert the caller may see (`GET /alerts`) and a usage-limits policy's own
-// (`GET /policies/usage-limits/{id}/alerts`). Alerts are written only by the alert consumer.
+// `GET /alerts`: every alert the caller may see, filtered and paginated (a policy's own list is
+// policies/policy-alerts.routes.ts). Alerts are written only by the alert consumer.
 import { invalid } from '../api-errors.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, type RouteContext, type RouteDefinition } from '../http/route.js';
-import { findPolicy } from '../policies/policies.repository.js';
 import { type AlertFilters, alertToApi, listAlerts } from './alert-store.js';
-import { alertListSchema, listAlertsQuery, policyAlertsParams, policyAlertsQuery } from './alerts.schema.js';
+import { alertListSchema, listAlertsQuery } from './alerts.schema.js';
 
-type FilterQuery = {
+export type FilterQuery = {
   page_size: number;
   current_page: number;
   workspace_id?: string | undefined;
@@ -20,7 +19,8 @@ type FilterQuery = {
   status?: 'active' | 'reset' | undefined;
 };
 
-async function filtersOf(
+/** The list filters of a validated alert query (`alerts.schema.ts`). */
+export async function filtersOf(
   ctx: RouteContext<unknown, unknown, unknown>,
   query: FilterQuery,
 ): Promise<AlertFilters> {
@@ -53,23 +53,6 @@ export const alertRoutes: RouteDefinition[] = [
       const filters = await filtersOf(ctx as RouteContext<unknown, unknown, unknown>, ctx.query);
       const policyId = ctx.query.policy_id?.toLowerCase();
       const { rows, total } = await listAlerts(ctx.db, ctx.principal, { ...filters, policyId });
-      return toList(rows.map(alertToApi), total);
-    },
-  }),
-  defineRoute({
-    method: 'get',
-    path: '/policies/usage-limits/:usageLimitsPolicyId/alerts',
-    tag: 'Usage limits policies',
-    summary: 'List the alerts of a usage limits policy',
-    scope: 'usage_limits_policies.read',
-    level: 'workspace',
-    params: policyAlertsParams,
-    query: policyAlertsQuery,
-    response: alertListSchema,
-    async handler(ctx) {
-      const policy = await findPolicy(ctx.db, ctx.principal, 'usage_limits', ctx.params.usageLimitsPolicyId);
-      const filters = await filtersOf(ctx as RouteContext<unknown, unknown, unknown>, ctx.query);
-      const { rows, total } = await listAlerts(ctx.db, ctx.principal, { ...filters, policyId: policy.id });
       return toList(rows.map(alertToApi), total);
     },
   }),
