@@ -92,6 +92,13 @@ export async function startAlertConsumer(options: AlertConsumerOptions): Promise
         options.onStored(id);
       }
     } catch (err) {
+      // Data the table refuses (SQLSTATE classes 22, 23) would be refused forever: set it aside.
+      const code = String((err as { code?: unknown }).code ?? '');
+      if (code.startsWith('22') || code.startsWith('23')) {
+        log.error({ err, alertId: event.id }, 'alert event refused by the database: dropped');
+        msg.term();
+        return;
+      }
       log.warn({ err, alertId: event.id }, 'storing an alert failed; it is redelivered');
       msg.nak(RETRY_MS);
     }
