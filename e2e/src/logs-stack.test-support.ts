@@ -28,10 +28,14 @@ export interface LogsStack {
   close(): Promise<void>;
 }
 
-/** `gatewayEnv`: extra gateway settings (REDIS_URL for limits on a real Redis). */
+/**
+ * `gatewayEnv`: extra gateway settings (REDIS_URL for limits on a real Redis); `controlPlaneEnv`:
+ * extra control-plane settings (SMTP_URL for alert e-mail).
+ */
 export async function startLogsStack(
   fixtures: { pg: PgFixture; nats: NatsFixture },
   gatewayEnv: Readonly<Record<string, string>> = {},
+  controlPlaneEnv: Readonly<Record<string, string>> = {},
 ): Promise<LogsStack> {
   const { pg, nats } = fixtures;
   const masterKey = randomBytes(32).toString('base64');
@@ -65,6 +69,7 @@ export async function startLogsStack(
     LOGGER_GRPC_URL: `127.0.0.1:${logger.ports.grpc}`,
     LOGGER_SERVICE_TOKEN: logsToken,
     SNAPSHOT_SERVICE_TOKEN: snapshotToken,
+    ...controlPlaneEnv,
   };
   const controlPlane = createControlPlane(loadControlPlaneConfig(env));
   await controlPlane.start();

@@ -15,6 +15,8 @@ import {
 } from '@aigw/runtime';
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { startAlertConsumer } from './alerts/alert-consumer.js';
+import { createAlertMailer } from './alerts/alert-mailer.js';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
 import { apiKeyRejectionAuditor } from './audit/api-key-audit.js';
 import { createAuthenticator } from './auth/authenticate.js';
@@ -27,6 +29,7 @@ import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './http/logger-client.js';
 import { createSecretRefreshWorker } from './integrations/secret-refresh.worker.js';
+import { API_VERSION } from './http/openapi.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
@@ -37,8 +40,6 @@ import { snapshotService } from './snapshot/snapshot.service.js';
 export interface ControlPlaneApp extends App {
   readonly ports: { readonly http: number; readonly grpc: number };
 }
-
-const VERSION = '0.1.0';
 
 export function createApp(
   config: ControlPlaneConfig,
@@ -132,6 +133,41 @@ export function createApp(
       secretRefresh.start();
       closer.add('secret refresh', () => secretRefresh.stop());
 
+      // Alerts (spec part 6): stored from the gateways' stream, listed by the API, e-mailed if SMTP is set.
+      const mailer = config.SMTP_URL
+        ? createAlertMailer({
+            db: database.db,
+            log,
+            smtpUrl: config.SMTP_URL,
+            from: config.SMTP_FROM,
+            timeoutMs: config.SMTP_TIMEOUT_MS,
+            retryBaseMs: config.SMTP_RETRY_BASE_MS,
+            retryMaxMs: config.SMTP_RETRY_MAX_MS,
+            maxAttempts: config.SMTP_MAX_ATTEMPTS,
+            pollMs: config.SMTP_POLL_MS,
+          })
+        : null;
+      if (mailer) {
+        mailer.start();
+        closer.add('alert mailer', () => mailer.stop());
+        log.info({ smtpHost: new URL(config.SMTP_URL ?? '').hostname }, 'alert e-mail is on');
+      } else {
+        log.warn(
+          'SMTP_URL is not set: alert e-mail is off (alerts are still stored and listed at /v1/alerts)',
+        );
+      }
+      const alertConsumer = await startAlertConsumer({
+        db: database.db,
+        js: jetstream(nats),
+        jsm: await jetstreamManager(nats),
+        namespace: config.NATS_NAMESPACE,
+        replicas: config.NATS_STREAM_REPLICAS,
+        emailState: mailer ? 'pending' : 'off',
+        onStored: () => mailer?.wake(),
+        log,
+      });
+      closer.add('alert consumer', () => alertConsumer.stop());
+
       // The settings guarantee a token unless SNAPSHOT_SERVICE_AUTH turned the check off in words.
       const snapshotToken = config.SNAPSHOT_SERVICE_TOKEN ?? null;
       if (snapshotToken === null) {
@@ -189,7 +225,7 @@ export function createApp(
           apiAccessEnabled: config.API_ACCESS_ENABLED,
           auditEnabled: config.AUDIT_LOGS_ENABLED,
           log,
-          version: VERSION,
+          version: API_VERSION,
           masterKey,
           logsService,
           secretManagers,

@@ -74,6 +74,23 @@ const settingsObject = z.object({
   LOGGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
   /** Deadline of the usage read that fills `current_usage` in admin reads (which never fail on it). */
   LOGGER_USAGE_TIMEOUT_MS: z.coerce.number().int().min(50).max(30_000).default(1000),
+
+  /**
+   * Alert e-mail (spec part 6): `smtp://user:pass@host:587` (STARTTLS when offered) or
+   * `smtps://host:465`. Unset: alerts are stored and listed, and no e-mail is sent (said at startup).
+   */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'must be an smtp:// or smtps:// URL' }).optional(),
+  /** From address of alert e-mails (`Name <address>` or an address). */
+  SMTP_FROM: z.string().trim().min(3).max(320).default('AI gateway alerts <alerts@localhost>'),
+  /** Connection, greeting and socket timeout of one SMTP conversation. */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(30_000),
+  /** First retry of a failed alert e-mail after this long, doubling each time up to SMTP_RETRY_MAX_MS. */
+  SMTP_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  SMTP_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(900_000),
+  /** Attempts per alert e-mail before it is marked `failed` (the alert stays listed). */
+  SMTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(100),
+  /** How often due alert e-mails (retries) are looked for; a new alert is sent at once. */
+  SMTP_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
 });
 
 export const settingsSchema = settingsObject.superRefine(checkJwtSettings).check(

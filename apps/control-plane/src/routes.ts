@@ -1,4 +1,5 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
+import { alertRoutes } from './alerts/alerts.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
 import { deploymentRoutes } from './deployments/deployments.routes.js';
@@ -34,6 +35,7 @@ export const routes: readonly RouteDefinition[] = [
   ...guardrailRoutes,
   ...modelPricingRoutes,
   ...policyRoutes,
+  ...alertRoutes,
   ...logsApiRoutes,
   ...secretReferenceRoutes,
   ...promptFamilyRoutes,

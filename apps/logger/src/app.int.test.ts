@@ -36,7 +36,8 @@ describe('logger app', () => {
       expect(requests.config.subjects).toEqual(['aigw.requests.v1']);
       expect(requests.config.duplicate_window).toBe(120_000_000_000);
       expect((await nats.jsm.streams.info(AUDIT_STREAM)).config.subjects).toEqual(['aigw.audit.v1']);
-      expect((await nats.jsm.streams.info(ALERTS_STREAM)).config.subjects).toEqual(['aigw.alerts.v1']);
+      // AIGW_ALERTS is the control plane's: the logger neither creates nor reads it.
+      await expect(nats.jsm.streams.info(ALERTS_STREAM)).rejects.toThrow(/stream not found/);
       const partitions = await pg.pool.query(
         "select count(*)::int as n from pg_tables where schemaname = 'logs' and tablename ~ '^request_logs_[0-9]{8}$'",
       );

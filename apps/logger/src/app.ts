@@ -34,7 +34,7 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
   const closer = new Closer(log);
   let ports: LoggerApp['ports'] | undefined;
   const named = loggerStreams(config.NATS_NAMESPACE);
-  const streams = [named.requests, named.audit, named.alerts];
+  const streams = [named.requests, named.audit];
 
   return {
     get ports() {

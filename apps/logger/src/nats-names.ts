@@ -10,7 +10,6 @@ export const LOGGER_STREAM_MAX_AGE_MS = 7 * DAY_MS;
 export interface LoggerStreams {
   readonly requests: StreamSpec;
   readonly audit: StreamSpec;
-  readonly alerts: StreamSpec;
 }
 
 export function loggerStreams(namespace?: string): LoggerStreams {
@@ -19,5 +18,6 @@ export function loggerStreams(namespace?: string): LoggerStreams {
     subjects: spec.subjects.map((s) => namespacedSubject(s, namespace)),
     maxAgeMs: LOGGER_STREAM_MAX_AGE_MS,
   });
-  return { requests: named(STREAMS.requests), audit: named(STREAMS.audit), alerts: named(STREAMS.alerts) };
+  // AIGW_ALERTS belongs to the control plane, which stores and e-mails alerts (docs/decisions.md).
+  return { requests: named(STREAMS.requests), audit: named(STREAMS.audit) };
 }

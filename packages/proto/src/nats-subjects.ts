@@ -25,7 +25,7 @@ export const CHANGES_SUBJECT_WILDCARD = `${CHANGES_SUBJECT_PREFIX}.*`;
 export const AUDIT_STREAM = 'AIGW_AUDIT';
 export const AUDIT_SUBJECT = 'aigw.audit.v1';
 
-/** UsageAlertEvent: gateway -> logger. Nats-Msg-Id = UsageAlertEvent.id. */
+/** UsageAlertEvent: gateway -> control plane (stored and e-mailed there). Nats-Msg-Id = UsageAlertEvent.id. */
 export const ALERTS_STREAM = 'AIGW_ALERTS';
 export const ALERTS_SUBJECT = 'aigw.alerts.v1';
 

@@ -47,6 +47,11 @@ describe('loadConfig', () => {
   it('never echoes secret values in its messages', () => {
     expect(() => loadConfig(schema, { MASTER_KEY: 'short-secret' })).toThrow(/MASTER_KEY: .*<redacted>/);
     expect(() => loadConfig(schema, { MASTER_KEY: 'short-secret' })).not.toThrow(/short-secret/);
+    const url = 'http://user:hunter2@cache.internal:6379';
+    expect(() => loadConfig(schema, { REDIS_URL: url })).toThrow(
+      /REDIS_URL: .*\/\/<redacted>@cache\.internal/,
+    );
+    expect(() => loadConfig(schema, { REDIS_URL: url })).not.toThrow(/hunter2/);
   });
 
   it('reads feature flags as on unless OFF', () => {

@@ -36,7 +36,9 @@ export function loadConfig<S extends z.ZodType>(schema: S, env: Env): Readonly<z
 }
 
 function redactValue(name: string, value: string): string {
-  return /KEY|SECRET|PASSWORD|TOKEN/i.test(name) ? '<redacted>' : value;
+  if (/KEY|SECRET|PASSWORD|TOKEN/i.test(name)) return '<redacted>';
+  // A URL's user and password (DATABASE_URL, SMTP_URL) are credentials too.
+  return value.replace(/\/\/[^/?#\s]*@/, '//<redacted>@');
 }
 
 export function deepFreeze<T>(value: T): T {

@@ -7,7 +7,7 @@ import type { Authenticate } from '../auth/authenticate.js';
 import type { ControlDatabase } from '../db/schema.js';
 import type { ManagerDeps } from '../secrets/secret-managers.js';
 import type { LoggerClient } from './logger-client.js';
-import { buildOpenApi } from './openapi.js';
+import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { mountRoutes, type RouteDefinition } from './route.js';
 
 export interface AdminApiOptions {
@@ -64,7 +64,7 @@ export function adminApi(options: AdminApiOptions): (app: Express) => void {
   const openapi = JSON.stringify(buildOpenApi(options.routes, { version: options.version }));
   return (app) => {
     const router = express.Router();
-    router.get('/openapi.json', (_req, res) => {
+    router.get(OPENAPI_PATH, (_req, res) => {
       res.type('application/json').send(openapi);
     });
     router.use((_req, _res, next) => {

@@ -5,6 +5,12 @@ import type { RouteDefinition } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 
+/** `info.version` of the interface description (spec 9: 2.0.0), independent of the app's release. */
+export const API_VERSION = '2.0.0';
+
+/** Where the document itself is served below /v1 (no credential needed, so tools can fetch it). */
+export const OPENAPI_PATH = '/openapi.json';
+
 function schemaOf(schema: ZodType, io: 'input' | 'output'): JsonSchema {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   delete json.$schema;
@@ -42,7 +48,10 @@ const errorSchema = {
   },
 };
 
-export function buildOpenApi(routes: readonly RouteDefinition[], info: { version: string }): JsonSchema {
+export function buildOpenApi(
+  routes: readonly RouteDefinition[],
+  info: { version: string } = { version: API_VERSION },
+): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
@@ -76,6 +85,20 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: { version
       },
     };
   }
+  paths[OPENAPI_PATH] = {
+    get: {
+      tags: ['Meta'],
+      summary: 'This OpenAPI document',
+      operationId: 'getOpenApi',
+      security: [],
+      responses: {
+        '200': {
+          description: 'the OpenAPI 3.1 description of the admin API',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
+    },
+  };
   return {
     openapi: '3.1.0',
     info: { title: 'AI gateway admin API', version: info.version },

@@ -4,8 +4,9 @@
 import type pg from 'pg';
 import { describe, expect } from 'vitest';
 import { type ControlPlaneFixture, test } from '../../test/harness.js';
+import type { AlertSubjectKind } from '../alerts/alerts.db.js';
+import { activeAlerts, insertAlert } from '../alerts/alerts.test-support.js';
 import { createIntegration } from '../integrations/integrations.test-support.js';
-import type { AlertSubjectKind } from './policies.db.js';
 import { createWorkspace } from './policies.test-support.js';
 import { entityLimitGroup } from './policy-alerts.js';
 
@@ -102,30 +103,24 @@ function groups(target: Target) {
   };
 }
 
-async function raiseAll(pool: pg.Pool, target: Target): Promise<void> {
+async function raiseAll(pool: pg.Pool, organisationId: string, target: Target): Promise<void> {
   for (const group of Object.values(groups(target))) {
-    await pool.query(
-      `insert into control.policy_alerts (subject_kind, subject_id, group_key, group_values, threshold_alerted_at, exhausted_alerted_at)
-       values ($1, $2, $3, $4, now(), now())
-       on conflict (subject_kind, subject_id, group_key)
-       do update set threshold_alerted_at = now(), exhausted_alerted_at = now()`,
-      [target.kind, target.id, group.key, JSON.stringify(group.values)],
-    );
+    for (const kind of ['threshold', 'exhausted'] as const)
+      await insertAlert(pool, {
+        organisationId,
+        subjectKind: target.kind,
+        subjectId: target.id,
+        kind,
+        group,
+      });
   }
 }
 
-/** [threshold raised, exhausted raised] per watched group. */
+/** [threshold active, exhausted active] per watched group. */
 async function state(pool: pg.Pool, target: Target) {
   const result: Record<string, [boolean, boolean]> = {};
-  for (const [name, group] of Object.entries(groups(target))) {
-    const { rows } = await pool.query(
-      `select threshold_alerted_at, exhausted_alerted_at from control.policy_alerts
-       where subject_kind = $1 and subject_id = $2 and group_key = $3`,
-      [target.kind, target.id, group.key],
-    );
-    expect(rows).toHaveLength(1);
-    result[name] = [rows[0].threshold_alerted_at !== null, rows[0].exhausted_alerted_at !== null];
-  }
+  for (const [name, group] of Object.entries(groups(target)))
+    result[name] = await activeAlerts(pool, { kind: target.kind, id: target.id }, group);
   return result;
 }
 
@@ -135,8 +130,9 @@ describe('alerts on entity limits', () => {
   for (const [name, make] of Object.entries(targets)) {
     test(`${name}: raising resets, lowering does not`, async ({ cp, pg }) => {
       const target = await make(cp);
+      const org = (await cp.call('get', '/organisation')).body.id as string;
       await target.put({ credit_limit: 100, alert_threshold: 80 });
-      await raiseAll(pg.pool, target);
+      await raiseAll(pg.pool, org, target);
 
       await target.put({ credit_limit: 90, alert_threshold: 70 });
       expect(await state(pg.pool, target)).toEqual({ cost: RAISED, tokens: RAISED, other: RAISED });
@@ -144,11 +140,11 @@ describe('alerts on entity limits', () => {
       await target.put({ credit_limit: 90, alert_threshold: 85 });
       expect(await state(pg.pool, target)).toEqual({ cost: [false, true], tokens: RAISED, other: RAISED });
 
-      await raiseAll(pg.pool, target);
+      await raiseAll(pg.pool, org, target);
       await target.put({ credit_limit: 90 });
       expect(await state(pg.pool, target)).toEqual({ cost: [false, true], tokens: RAISED, other: RAISED });
 
-      await raiseAll(pg.pool, target);
+      await raiseAll(pg.pool, org, target);
       await target.put({ credit_limit: 200, alert_threshold: 50 });
       expect(await state(pg.pool, target)).toEqual({ cost: [false, false], tokens: RAISED, other: RAISED });
     });

@@ -49,20 +49,6 @@ export type PoliciesTable = {
   updated_at: ColumnType<Date, Date | undefined, Date>;
 };
 
-/** Who an alert state belongs to: a usage-limit policy, or an entity's own usage limit. */
-export type AlertSubjectKind = 'usage_limit_policy' | 'api_key' | 'workspace' | 'provider' | 'integration';
-
-export type PolicyAlertsTable = {
-  subject_kind: AlertSubjectKind;
-  subject_id: string;
-  /** Canonical text of the group (`''` for a limit that is not grouped). */
-  group_key: ColumnType<string, string | undefined, string>;
-  group_values: JSONColumnType<Record<string, string>, string | undefined, string>;
-  threshold_alerted_at: Date | null;
-  exhausted_alerted_at: Date | null;
-  updated_at: ColumnType<Date, Date | undefined, Date>;
-};
-
 export type ResetEntityKind = 'api_key' | 'workspace' | 'user';
 
 export type PolicyUsageResetsTable = {
@@ -77,7 +63,6 @@ export type PolicyUsageResetsTable = {
 
 export type PolicyTables = {
   policies: PoliciesTable;
-  policy_alerts: PolicyAlertsTable;
   policy_usage_resets: PolicyUsageResetsTable;
 };
 

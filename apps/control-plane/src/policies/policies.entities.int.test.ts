@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import type { ControlPlaneFixture } from '../../test/harness.js';
 import { test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
+import { activeAlerts, insertAlert } from '../alerts/alerts.test-support.js';
 import { tenant, userKey } from '../api-keys/api-keys.test-support.js';
 import { createPolicy, createWorkspace, rateBody, usageBody } from './policies.test-support.js';
 
@@ -132,13 +133,16 @@ describe('policy entities', () => {
       'usage-limits',
       usageBody({ conditions: [{ key: 'workspace_id', value: a.id }], group_by: [{ key: 'api_key' }] }),
     );
-    for (const key of [k1.id, k2.id]) {
-      await pg.pool.query(
-        `insert into control.policy_alerts (subject_kind, subject_id, group_key, group_values, threshold_alerted_at, exhausted_alerted_at)
-         values ('usage_limit_policy', $1, $2, $3, now(), now())`,
-        [id, `[["api_key","${key}"]]`, JSON.stringify({ api_key: key })],
-      );
-    }
+    const org = (await cp.call('get', '/organisation')).body.id as string;
+    for (const key of [k1.id, k2.id])
+      for (const kind of ['threshold', 'exhausted'] as const)
+        await insertAlert(pg.pool, {
+          organisationId: org,
+          subjectKind: 'usage_limit_policy',
+          subjectId: id,
+          kind,
+          group: { api_key: key },
+        });
 
     const reset = await cp.call('post', `/policies/usage-limits/${id}/entities/${k1.id}/reset`);
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
@@ -150,16 +154,11 @@ describe('policy entities', () => {
       group_values: [k1.id],
       reset_at: expect.any(String),
     });
-    const alerts = await pg.pool.query(
-      'select group_values, threshold_alerted_at, exhausted_alerted_at from control.policy_alerts where subject_id = $1',
-      [id],
-    );
-    const state = Object.fromEntries(
-      alerts.rows.map((r) => [
-        r.group_values.api_key,
-        [r.threshold_alerted_at !== null, r.exhausted_alerted_at !== null],
-      ]),
-    );
+    const subject = { kind: 'usage_limit_policy', id };
+    const state = {
+      [k1.id]: await activeAlerts(pg.pool, subject, { api_key: k1.id }),
+      [k2.id]: await activeAlerts(pg.pool, subject, { api_key: k2.id }),
+    };
     expect(state).toEqual({ [k1.id]: [false, false], [k2.id]: [true, true] });
 
     const again = await cp.call('post', `/policies/usage-limits/${id}/entities/${k1.id}/reset`, { body: {} });

@@ -1,6 +1,6 @@
-// The state table of spec part 3 as a pure function, and the canonical group key.
+// The state table of spec part 3 as a pure function.
 import { describe, expect, it } from 'vitest';
-import { alertResets, groupKey } from './policy-alerts.js';
+import { alertResets } from './policy-alerts.js';
 
 describe('alertResets', () => {
   const limit = (credit_limit: number, alert_threshold: number | null) => ({ credit_limit, alert_threshold });
@@ -22,16 +22,5 @@ describe('alertResets', () => {
     expect(alertResets(limit(100, 80), limit(100, 80))).toEqual(none);
     expect(alertResets(limit(100, null), limit(100, 50))).toEqual(none);
     expect(alertResets(limit(100, null), limit(100, null))).toEqual(none);
-  });
-});
-
-describe('groupKey', () => {
-  it('follows the order of group_by, not of the values', () => {
-    const groupBy = [{ key: 'api_key' }, { key: 'model' }];
-    expect(groupKey(groupBy, { model: 'gpt', api_key: 'k1' })).toBe('[["api_key","k1"],["model","gpt"]]');
-    expect(groupKey(groupBy, { api_key: 'k1', model: 'gpt' })).toBe(
-      groupKey(groupBy, { model: 'gpt', api_key: 'k1' }),
-    );
-    expect(groupKey(groupBy, { api_key: 'k1' })).toBe('[["api_key","k1"],["model",""]]');
   });
 });

@@ -263,12 +263,14 @@ describe('providers', () => {
     expect(
       (await cp.call('put', `/providers/${provider.id}`, { body: { expires_at: null } })).body.expires_at,
     ).toBeNull();
+    // A path that is neither a uuid nor a slug is malformed; a slug naming nothing is not found.
     expectError(
-      await cp.call('put', `/providers/not-a-uuid`, { body: { name: 'x' } }),
+      await cp.call('put', `/providers/not%20a%20slug`, { body: { name: 'x' } }),
       400,
       'AB01',
       'path.providerId',
     );
+    expectError(await cp.call('put', `/providers/no-such-provider`, { body: { name: 'x' } }), 404, 'AB08');
 
     const deleted = await cp.call('delete', `/providers/${provider.id}`);
     expect(deleted.status).toBe(200);

@@ -10,7 +10,7 @@ import {
   sql,
   type Updateable,
 } from 'kysely';
-import { conflict, notFound } from '../api-errors.js';
+import { conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase, ProvidersTable } from '../db/schema.js';
@@ -39,18 +39,30 @@ export function visibleTo(principal: Principal) {
     ]);
 }
 
-/** The provider when the caller may see it, else 404 AB08 (`what` names it in the message). */
+/**
+ * The provider named by id or slug (spec 5.2: the slug of `@<slug>`) when the caller may see it,
+ * else 404 AB08 (`what` names it in the message). Slugs are unique per workspace, so for an
+ * organisation-level caller one may name providers of several workspaces: `workspaceId` picks one.
+ */
 export async function findVisibleProvider(
   db: Db,
   principal: Principal,
-  id: string,
-  options: { forUpdate?: boolean; what?: string } = {},
+  ref: string,
+  options: { forUpdate?: boolean; what?: string; workspaceId?: string | undefined } = {},
 ): Promise<ProviderRow> {
-  let query = db.selectFrom('providers').selectAll().where('id', '=', id).where(visibleTo(principal));
+  let query = db.selectFrom('providers').selectAll().where(visibleTo(principal));
+  query = isUuid(ref) ? query.where('id', '=', ref.toLowerCase()) : query.where('slug', '=', ref);
+  if (options.workspaceId !== undefined) query = query.where('workspace_id', '=', options.workspaceId);
   if (options.forUpdate) query = query.forUpdate();
-  const row = await query.executeTakeFirst();
-  if (!row) throw notFound(options.what ?? 'provider');
-  return row;
+  const rows = await query.limit(2).execute();
+  if (rows.length > 1) {
+    throw invalid(
+      `several providers have the slug "${ref}": name their workspace in workspace_id`,
+      'query.workspace_id',
+    );
+  }
+  if (!rows[0]) throw notFound(options.what ?? 'provider');
+  return rows[0];
 }
 
 export interface ProviderFilters {

@@ -1,8 +1,11 @@
 // Providers: workspace instances of an integration, addressed by requests as `@<slug>`. Organisation
 // callers manage every workspace's; workspace-bound callers only their own (others are 404).
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import { conflict } from '../api-errors.js';
+import type { Principal } from '../auth/principal.js';
 import { isUuid, lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
+import type { ControlDatabase } from '../db/schema.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { usableIntegration } from '../integrations/integrations.repository.js';
@@ -21,12 +24,23 @@ import {
   createProviderBody,
   listProvidersQuery,
   providerListSchema,
+  providerLookupQuery,
   providerParams,
   providerSchema,
   updateProviderBody,
 } from './providers.schema.js';
 
 const TAG = 'Providers';
+
+/** The provider a path names (id or slug, spec 5.2), narrowed to `workspace_id` when given. */
+async function visibleProvider(
+  ctx: { db: Kysely<ControlDatabase>; principal: Principal },
+  ref: string,
+  workspaceRef: string | undefined,
+) {
+  const workspaceId = await lookupWorkspace(ctx.db, ctx.principal, workspaceRef);
+  return findVisibleProvider(ctx.db, ctx.principal, ref, { workspaceId });
+}
 
 export const providerRoutes: RouteDefinition[] = [
   defineRoute({
@@ -124,9 +138,12 @@ export const providerRoutes: RouteDefinition[] = [
     scope: 'providers.read',
     level: 'workspace',
     params: providerParams,
+    query: providerLookupQuery,
     response: providerSchema,
     async handler(ctx) {
-      const provider = providerToApi(await findVisibleProvider(ctx.db, ctx.principal, ctx.params.providerId));
+      const provider = providerToApi(
+        await visibleProvider(ctx, ctx.params.providerId, ctx.query.workspace_id),
+      );
       await showProviderUsage(ctx, [provider]);
       return provider;
     },
@@ -140,12 +157,13 @@ export const providerRoutes: RouteDefinition[] = [
     level: 'workspace',
     minRole: 'manager',
     params: providerParams,
+    query: providerLookupQuery,
     body: updateProviderBody,
     response: providerSchema,
     audit: { action: 'providers.update', resourceType: 'provider' },
     async handler(ctx) {
-      const { db, principal, params, body, mutate } = ctx;
-      const before = await findVisibleProvider(db, principal, params.providerId);
+      const { principal, params, body, mutate } = ctx;
+      const before = await visibleProvider(ctx, params.providerId, ctx.query.workspace_id);
       const updated = await mutate(
         { resourceId: before.id, workspaceId: before.workspace_id },
         async (tx) => {
@@ -181,10 +199,12 @@ export const providerRoutes: RouteDefinition[] = [
     level: 'workspace',
     minRole: 'manager',
     params: providerParams,
+    query: providerLookupQuery,
     response: emptyObject,
     audit: { action: 'providers.delete', resourceType: 'provider' },
-    async handler({ db, principal, params, mutate }) {
-      const before = await findVisibleProvider(db, principal, params.providerId);
+    async handler(ctx) {
+      const { principal, params, mutate } = ctx;
+      const before = await visibleProvider(ctx, params.providerId, ctx.query.workspace_id);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
         await deleteProvider(tx, await findVisibleProvider(tx.db, principal, before.id, { forUpdate: true }));
         return {};

@@ -1,6 +1,6 @@
 // Request and response schemas of the provider routes.
 import { z } from 'zod';
-import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
+import { csvEnum, idOrSlug, listSchema, pageQuery, workspaceLookupQuery } from '../http/list.js';
 import {
   allowedModelsSchema,
   entityNameSchema,
@@ -60,7 +60,10 @@ export const updateProviderBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one field to change');
 
-export const providerParams = z.object({ providerId: z.uuid() });
+/** A provider by id or slug; `workspace_id` (id or slug) picks one when a slug names several. */
+export const providerParams = z.object({ providerId: idOrSlug });
+
+export const providerLookupQuery = workspaceLookupQuery;
 
 export const listProvidersQuery = z
   .object({

@@ -3,10 +3,19 @@
 import { EntityKind, SCHEMA_VERSION, UsageAlertEvent, UsageAlertKind, UsageLimitType } from '@aigw/proto';
 import type { BudgetItem } from './plan.js';
 
-/** `<entity kind>:<entity id>:<group value>:<period start ms>:<threshold|exhausted>` (proto). */
+/**
+ * `<entity kind>:<entity id>:<group value>:<period start ms>:threshold@<threshold>/<limit>` or
+ * `...:exhausted@<limit>`: the store raises each alert once per threshold and limit, so a raised
+ * limit (spec part 3) alerts again, and its event must not be taken for a duplicate of the first
+ * by JetStream (Nats-Msg-Id) or by the control plane's store (same key: src/alerts/alert-event.ts).
+ */
 export function alertId(budget: BudgetItem, kind: 'threshold' | 'exhausted'): string {
   const entityKind = (EntityKind[budget.owner.entityKind] ?? 'unspecified').toLowerCase();
-  return `${entityKind}:${budget.owner.id}:${budget.owner.group}:${budget.period.startMs}:${kind}`;
+  const level =
+    kind === 'threshold'
+      ? `threshold@${budget.threshold ?? -1}/${budget.limit}`
+      : `exhausted@${budget.limit}`;
+  return `${entityKind}:${budget.owner.id}:${budget.owner.group}:${budget.period.startMs}:${level}`;
 }
 
 export function alertEvent(

@@ -61,7 +61,7 @@ describe('usage limits', () => {
       const exhausted = alerts.find((x) => x.kind === UsageAlertKind.EXHAUSTED);
       expect(exhausted).toMatchObject({
         schemaVersion: 1,
-        id: `usage_limit_policy:${policy.id}:api_key=key-budget:0:exhausted`,
+        id: `usage_limit_policy:${policy.id}:api_key=key-budget:0:exhausted@500`,
         organisationId: ORG,
         entityKind: EntityKind.USAGE_LIMIT_POLICY,
         entityId: policy.id,
@@ -93,6 +93,11 @@ describe('usage limits', () => {
       [UsageAlertKind.EXHAUSTED, 100, 110],
       [UsageAlertKind.EXHAUSTED, 200, 210],
     ]);
+    // Distinct ids: JetStream (Nats-Msg-Id) and the alert store must not drop the second as a duplicate.
+    expect(alerts.map((x) => x.id)).toEqual([
+      `usage_limit_policy:${id}:api_key=key-raise:0:exhausted@100`,
+      `usage_limit_policy:${id}:api_key=key-raise:0:exhausted@200`,
+    ]);
   });
 
   test('a new period starts from zero, and alerts again', async ({ redis }) => {
@@ -110,7 +115,7 @@ describe('usage limits', () => {
     await (await limits.admit(snapshot, who, {})).settle(usage(100, 0));
     await expect(limits.admit(snapshot, who, {})).rejects.toMatchObject({ status: 412 });
     expect(alerts.map((x) => x.periodStartMs)).toEqual([reset - 7 * 86_400_000, reset]);
-    expect(alerts[1]?.id).toMatch(new RegExp(`:${reset}:exhausted$`));
+    expect(alerts[1]?.id).toMatch(new RegExp(`:${reset}:exhausted@100$`));
   });
 
   test('cost budgets reserve from max_tokens and price, and charge the priced actual usage', async ({

@@ -144,25 +144,6 @@ export interface AuditLogsTable {
   trace_id: string | null;
 }
 
-/** UsageAlertEvent rows; `kind`, `entity_kind`, `type` are the proto enum values. */
-export interface UsageAlertsTable {
-  id: string;
-  occurred_at: Timestamp;
-  ingested_at: DefaultedTimestamp;
-  organisation_id: string;
-  workspace_id: string | null;
-  kind: number;
-  entity_kind: number;
-  entity_id: string;
-  group_value: string;
-  type: number;
-  usage: Int8;
-  credit_limit: Int8;
-  alert_threshold: Int8 | null;
-  period_start: Timestamp | null;
-  instance_id: string | null;
-}
-
 /** Durable usage per limited entity, group value and period (docs/logger.md "Usage ledger"). */
 export interface UsageLedgerTable {
   /** `api_key`, `workspace`, ... (EntityKind name in lower case). */
@@ -235,7 +216,6 @@ export interface LogsDatabase {
   request_logs: RequestLogsTable;
   request_rollups_hourly: RequestRollupsHourlyTable;
   audit_logs: AuditLogsTable;
-  usage_alerts: UsageAlertsTable;
   usage_ledger: UsageLedgerTable;
   feedback: FeedbackTable;
   log_exports: LogExportsTable;

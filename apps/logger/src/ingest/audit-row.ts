@@ -1,11 +1,11 @@
-// AuditEvent -> audit_logs row, and UsageAlertEvent -> usage_alerts row. An audit record is never
+// AuditEvent -> audit_logs row. An audit record is never
 // refused for its content: text Postgres cannot hold is made storable (NUL dropped, an unpaired
 // surrogate replaced by U+FFFD), and a row refused anyway is stored reduced (`reducedAuditRow`).
 import { createHash } from 'node:crypto';
-import { AuditEvent, AuditOutcome, isSupportedSchemaVersion, type UsageAlertEvent } from '@aigw/proto';
+import { AuditEvent, AuditOutcome, isSupportedSchemaVersion } from '@aigw/proto';
 import { jsonDeeperThan, MAX_JSON_DEPTH, toWellFormed } from '@aigw/runtime';
 import type { Insertable } from 'kysely';
-import type { AuditLogsTable, UsageAlertsTable } from '../db/schema.js';
+import type { AuditLogsTable } from '../db/schema.js';
 import type { DeadLetterFacts } from './sink.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -166,33 +166,5 @@ export function deadLetterAuditRow(facts: DeadLetterFacts): AuditRow {
     outcome: AuditOutcome.FAILURE,
     status_code: 0,
     trace_id: null,
-  };
-}
-
-export function invalidUsageAlertEvent(event: UsageAlertEvent): string | undefined {
-  if (!isSupportedSchemaVersion(event.schemaVersion))
-    return `unsupported schema_version ${event.schemaVersion}`;
-  if (!event.id) return 'id is not set';
-  if (!(event.occurredAtMs > 0)) return 'occurred_at_ms is not set';
-  if (!event.organisationId || !event.entityId) return 'organisation_id or entity_id is not set';
-  return undefined;
-}
-
-export function usageAlertRow(event: UsageAlertEvent): Insertable<UsageAlertsTable> {
-  return {
-    id: event.id.replaceAll(NUL, ''),
-    occurred_at: new Date(event.occurredAtMs),
-    organisation_id: event.organisationId,
-    workspace_id: text(event.workspaceId),
-    kind: event.kind,
-    entity_kind: event.entityKind,
-    entity_id: event.entityId,
-    group_value: event.groupValue.replaceAll(NUL, ''),
-    type: event.type,
-    usage: event.usage,
-    credit_limit: event.creditLimit,
-    alert_threshold: event.alertThreshold ?? null,
-    period_start: event.periodStartMs > 0 ? new Date(event.periodStartMs) : null,
-    instance_id: text(event.instanceId),
   };
 }

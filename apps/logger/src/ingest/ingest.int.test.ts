@@ -1,20 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import {
-  AuditEvent,
-  AuditOutcome,
-  EntityKind,
-  SCHEMA_VERSION,
-  UsageAlertEvent,
-  UsageAlertKind,
-  UsageLimitType,
-} from '@aigw/proto';
+import { AuditEvent, AuditOutcome, SCHEMA_VERSION } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
 import { count, eventually, testLogger, testStreams } from '../testing/logger-harness.js';
 import { batchBytes, batchId, requestEvent } from '../testing/request-events.js';
 
 describe('ingest', () => {
-  test('stores request batches once, sets aside the poison message and the bad event, dedupes audit and alerts', async ({
+  test('stores request batches once, sets aside the poison message and the bad event, dedupes audit', async ({
     pg,
     nats,
   }) => {
@@ -89,29 +81,11 @@ describe('ingest', () => {
       // Two different message ids (an outbox re-publish past the duplicate window) carrying one record.
       await nats.js.publish(streams.audit.subjects[0] ?? '', auditBytes, { msgID: 'a-1' });
       await nats.js.publish(streams.audit.subjects[0] ?? '', auditBytes, { msgID: 'a-2' });
-      const alert = UsageAlertEvent.fromPartial({
-        schemaVersion: SCHEMA_VERSION,
-        id: 'usage_limit_policy:p-1:api_key=k1:0:1',
-        occurredAtMs: Date.now(),
-        organisationId: 'org-1',
-        kind: UsageAlertKind.THRESHOLD,
-        entityKind: EntityKind.USAGE_LIMIT_POLICY,
-        entityId: 'p-1',
-        groupValue: 'api_key=k1',
-        type: UsageLimitType.COST,
-        usage: 800,
-        creditLimit: 1000,
-        alertThreshold: 750,
-      });
-      const alertBytes = UsageAlertEvent.encode(alert).finish();
-      await nats.js.publish(streams.alerts.subjects[0] ?? '', alertBytes, { msgID: 'al-1' });
-      await nats.js.publish(streams.alerts.subjects[0] ?? '', alertBytes, { msgID: 'al-2' });
 
       await eventually(
         async () => {
-          const info = await nats.jsm.consumers.info(streams.alerts.name, 'logger-alerts');
           const auditInfo = await nats.jsm.consumers.info(streams.audit.name, 'logger-audit');
-          return info.num_pending + info.num_ack_pending + auditInfo.num_pending + auditInfo.num_ack_pending;
+          return auditInfo.num_pending + auditInfo.num_ack_pending;
         },
         (n) => n === 0,
       );
@@ -125,17 +99,6 @@ describe('ingest', () => {
         ip: '10.0.0.1',
         request_details: { body: { name: 'k' } },
       });
-      const alerts = await pg.pool.query(
-        'select id, usage, credit_limit, alert_threshold from logs.usage_alerts',
-      );
-      expect(alerts.rows).toEqual([
-        {
-          id: 'usage_limit_policy:p-1:api_key=k1:0:1',
-          usage: '800',
-          credit_limit: '1000',
-          alert_threshold: '750',
-        },
-      ]);
       const metrics = await (await fetch(`http://127.0.0.1:${app.ports.http}/metrics`)).text();
       expect(metrics).toMatch(
         /logger_ingest_events_total\{stream="requests",outcome="inserted",app="logger"\} 32/,

@@ -1,4 +1,4 @@
-// The logger's three consumers (requests, audit, alerts) on one NATS connection, and their lag.
+// The logger's consumers (requests, audit) on one NATS connection, and their lag.
 import type { Logger } from '@aigw/runtime';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
@@ -7,7 +7,7 @@ import type { LogsDatabase } from '../db/schema.js';
 import type { LoggerStreams } from '../nats-names.js';
 import { ingestMetrics } from './ingest-metrics.js';
 import type { Sink } from './sink.js';
-import { alertSink, auditSink, requestSink } from './sinks.js';
+import { auditSink, requestSink } from './sinks.js';
 import { type ConsumerSettings, type StreamConsumer, startStreamConsumer } from './stream-consumer.js';
 
 export interface IngestOptions {
@@ -31,7 +31,6 @@ export interface Ingest {
 export const CONSUMER_NAMES = {
   requests: 'logger-requests',
   audit: 'logger-audit',
-  alerts: 'logger-alerts',
 } as const;
 
 export async function startIngest(options: IngestOptions): Promise<Ingest> {
@@ -56,7 +55,6 @@ export async function startIngest(options: IngestOptions): Promise<Ingest> {
   try {
     await start(options.streams.requests.name, CONSUMER_NAMES.requests, requestSink);
     if (options.audit) await start(options.streams.audit.name, CONSUMER_NAMES.audit, auditSink);
-    await start(options.streams.alerts.name, CONSUMER_NAMES.alerts, alertSink);
   } catch (err) {
     await Promise.all(consumers.map((c) => c.consumer.stop()));
     throw err;

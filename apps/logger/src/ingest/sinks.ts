@@ -1,13 +1,6 @@
-// The three sinks: request event batches, audit events and usage-alert events.
-import { AuditEvent, isSupportedSchemaVersion, RequestEvent, UsageAlertEvent } from '@aigw/proto';
-import {
-  auditLogRow,
-  deadLetterAuditRow,
-  invalidAuditEvent,
-  invalidUsageAlertEvent,
-  reducedAuditRow,
-  usageAlertRow,
-} from './audit-row.js';
+// The sinks: request event batches and audit events.
+import { AuditEvent, isSupportedSchemaVersion, RequestEvent } from '@aigw/proto';
+import { auditLogRow, deadLetterAuditRow, invalidAuditEvent, reducedAuditRow } from './audit-row.js';
 import { readBatch, withoutBodies } from './event-wire.js';
 import { invalidRequestEvent, type RequestLogRow, requestLogRowOf } from './request-row.js';
 import { storeRequestRows } from './request-store.js';
@@ -75,26 +68,4 @@ export const auditSink: Sink<ReturnType<typeof auditLogRow>> = {
   reduce: reducedAuditRow,
   deadLetterRecord: deadLetterAuditRow,
   critical: true,
-};
-
-export const alertSink: Sink<ReturnType<typeof usageAlertRow>> = {
-  name: 'alerts',
-  decode: (data) =>
-    decodeOne(
-      data,
-      (d) => UsageAlertEvent.decode(d),
-      invalidUsageAlertEvent,
-      (e) => e.id,
-      usageAlertRow,
-    ),
-  async store(trx, rows) {
-    const unique = uniqueById(rows);
-    const inserted = await trx
-      .insertInto('usage_alerts')
-      .values(unique)
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .execute();
-    return { inserted: inserted.length, duplicates: rows.length - inserted.length };
-  },
 };

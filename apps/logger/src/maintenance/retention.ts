@@ -1,4 +1,4 @@
-// Retention of everything besides request-log partitions: rollups, the ledger and usage alerts are
+// Retention of everything besides request-log partitions: rollups and the ledger are
 // metrics (METRICS_RETENTION_DAYS); dead letters follow the logs (LOG_RETENTION_DAYS). Audit records
 // are kept: they are the compliance trail, removed only by an operator. Finished exports hold a copy
 // of log rows, so they go after EXPORT_RETENTION_DAYS (their chunks cascade); queued or running ones stay.
@@ -10,7 +10,6 @@ const DAY_MS = 86_400_000;
 export interface RetentionResult {
   readonly rollups: number;
   readonly ledger: number;
-  readonly alerts: number;
   readonly deadLetters: number;
   readonly exports: number;
 }
@@ -30,10 +29,6 @@ export async function applyRetention(
     .deleteFrom('usage_ledger')
     .where('period_end', '<', metricsCutoff)
     .executeTakeFirst();
-  const alerts = await db
-    .deleteFrom('usage_alerts')
-    .where('occurred_at', '<', metricsCutoff)
-    .executeTakeFirst();
   const deadLetters = await db
     .deleteFrom('dead_letters')
     .where(sql<boolean>`received_at < ${logsCutoff}`)
@@ -47,7 +42,6 @@ export async function applyRetention(
   return {
     rollups: Number(rollups.numDeletedRows),
     ledger: Number(ledger.numDeletedRows),
-    alerts: Number(alerts.numDeletedRows),
     deadLetters: Number(deadLetters.numDeletedRows),
     exports: Number(exports.numDeletedRows),
   };

@@ -8,6 +8,7 @@ import * as policies from './0008-policies.js';
 import * as configsGuardrails from './0009-configs-guardrails.js';
 import * as modelPricing from './0010-model-pricing.js';
 import * as feedbackAudit from './0011-feedback-audit.js';
+import * as alerts from './0012-alerts.js';
 import * as prompts from './0013-prompts.js';
 import * as deployments from './0015-deployments.js';
 import * as secretReferences from './0016-secret-references.js';
@@ -21,6 +22,7 @@ export const migrations: Migrations = {
   '0009-configs-guardrails': configsGuardrails,
   '0010-model-pricing': modelPricing,
   '0011-feedback-audit': feedbackAudit,
+  '0012-alerts': alerts,
   '0013-prompts': prompts,
   '0015-deployments': deployments,
   '0016-secret-references': secretReferences,

@@ -7,6 +7,7 @@ import * as exportChunks from './0004-export-chunks.js';
 import * as usageLedgerCounterKeys from './0005-usage-ledger-counter-keys.js';
 import * as unattributedAudit from './0006-unattributed-audit.js';
 import * as feedbackWorkspace from './0007-feedback-workspace.js';
+import * as alerts from './0008-alerts.js';
 import * as ingestIndexes from './0009-ingest-indexes.js';
 
 export const migrations: Migrations = {
@@ -17,5 +18,6 @@ export const migrations: Migrations = {
   '0005-usage-ledger-counter-keys': usageLedgerCounterKeys,
   '0006-unattributed-audit': unattributedAudit,
   '0007-feedback-workspace': feedbackWorkspace,
+  '0008-alerts': alerts,
   '0009-ingest-indexes': ingestIndexes,
 };

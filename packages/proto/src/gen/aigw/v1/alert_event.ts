@@ -13,7 +13,7 @@ import { EntityKind, entityKindFromJSON, entityKindToJSON } from "./entities.js"
  * UsageAlertEvent: a usage limit crossed its alert threshold or became exhausted, as seen by the
  * gateway that charged the usage. Published to the JetStream stream AIGW_ALERTS on subject
  * `aigw.alerts.v1` with Nats-Msg-Id = id, so the same transition reported by two gateway replicas
- * is stored once. The logger records it (and, later, notifies admins: spec part 6).
+ * is stored once. The control plane stores it and e-mails the admins (spec part 6).
  */
 
 /** Which transition happened. */
@@ -63,7 +63,10 @@ export function usageAlertKindToJSON(object: UsageAlertKind): string {
 export interface UsageAlertEvent {
   /** Payload schema version (1). */
   schemaVersion: number;
-  /** De-duplication key: `<entity kind>:<entity id>:<group value>:<period start ms>:<kind>`. */
+  /**
+   * De-duplication key: `<entity kind>:<entity id>:<group value>:<period start ms>:<level>`, the
+   * level being `threshold@<alert_threshold>/<credit_limit>` or `exhausted@<credit_limit>`.
+   */
   id: string;
   /** When the gateway saw the transition. */
   occurredAtMs: number;
