@@ -3,7 +3,7 @@ import { ENTITY_KINDS, isEntityKind } from './entity-kinds.js';
 import { EntityKind } from './gen/aigw/v1/entities.js';
 
 describe('ENTITY_KINDS', () => {
-  it('lists the eleven concrete kinds in enum order', () => {
+  it('lists the concrete kinds in enum order', () => {
     expect(ENTITY_KINDS).toEqual([
       EntityKind.ORGANISATION,
       EntityKind.WORKSPACE,
@@ -16,6 +16,8 @@ describe('ENTITY_KINDS', () => {
       EntityKind.USAGE_LIMIT_POLICY,
       EntityKind.GUARDRAIL,
       EntityKind.MODEL_PRICING,
+      EntityKind.MCP_INTEGRATION,
+      EntityKind.MCP_SERVER,
     ]);
     expect(Object.isFrozen(ENTITY_KINDS)).toBe(true);
   });
