@@ -16,6 +16,7 @@ import {
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
+import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
 import { tokenRejectionAuditor } from './auth/token-audit.js';
@@ -110,6 +111,14 @@ export function createApp(config: ControlPlaneConfig, options: { log?: Logger } 
       });
       expiry.start();
       closer.add('api key expiry', () => expiry.stop());
+      const mcpSync = createMcpSyncScheduler({
+        db: database.db,
+        masterKey: config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY),
+        log,
+        intervalMs: config.MCP_SYNC_INTERVAL_MS,
+      });
+      mcpSync.start();
+      closer.add('mcp sync', () => mcpSync.stop());
 
       // The settings guarantee a token unless SNAPSHOT_SERVICE_AUTH turned the check off in words.
       const snapshotToken = config.SNAPSHOT_SERVICE_TOKEN ?? null;

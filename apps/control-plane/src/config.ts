@@ -56,6 +56,8 @@ const settingsObject = z.object({
   SNAPSHOT_SERVICE_AUTH: serviceAuth,
   /** How often the background worker marks keys past `expires_at` as expired. */
   API_KEY_EXPIRY_SWEEP_MS: z.coerce.number().int().min(1000).max(60_000).default(15_000),
+  /** How often MCP integrations' servers are synced (metadata, tools); also synced on every change. */
+  MCP_SYNC_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   /** How often the outbox relay polls when no NOTIFY woke it. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
 

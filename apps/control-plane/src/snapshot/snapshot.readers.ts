@@ -6,6 +6,8 @@ import { readConfigEntities } from '../configs/configs.entity.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { readGuardrailEntities } from '../guardrails/guardrails.entity.js';
 import { readIntegrationEntities } from '../integrations/integrations.entity.js';
+import { readMcpIntegrationEntities } from '../mcp-integrations/mcp-integrations.entity.js';
+import { readMcpServerEntities } from '../mcp-servers/mcp-servers.entity.js';
 import { readModelPricingEntities } from '../model-pricing/model-pricing.entity.js';
 import { organisationEntity } from '../organisations/organisations.entity.js';
 import { readRateLimitsPolicies, readUsageLimitsPolicies } from '../policies/policies.snapshot.js';
@@ -40,4 +42,6 @@ export const snapshotReaders: ReadonlyMap<EntityKind, EntityReader> = new Map([
   reader(EntityKind.GUARDRAIL, readGuardrailEntities),
   reader(EntityKind.RATE_LIMIT_POLICY, readRateLimitsPolicies),
   reader(EntityKind.USAGE_LIMIT_POLICY, readUsageLimitsPolicies),
+  reader(EntityKind.MCP_INTEGRATION, readMcpIntegrationEntities),
+  reader(EntityKind.MCP_SERVER, readMcpServerEntities),
 ]);

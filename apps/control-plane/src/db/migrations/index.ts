@@ -7,6 +7,7 @@ import * as integrations from './0007-integrations.js';
 import * as policies from './0008-policies.js';
 import * as configsGuardrails from './0009-configs-guardrails.js';
 import * as modelPricing from './0010-model-pricing.js';
+import * as mcp from './0014-mcp.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -16,4 +17,5 @@ export const migrations: Migrations = {
   '0008-policies': policies,
   '0009-configs-guardrails': configsGuardrails,
   '0010-model-pricing': modelPricing,
+  '0014-mcp': mcp,
 };
