@@ -4,8 +4,8 @@
 import { credentialsAad, openSecret, sealSecret } from '@aigw/secret-box';
 import { z } from 'zod';
 import { apiError } from '../api-errors.js';
-import { maskSecret, secretSchema } from '../integrations/credentials.js';
 import type { McpAuthName } from '../db/mcp.db.js';
+import { maskSecret, secretSchema } from '../integrations/credentials.js';
 
 const httpsOrHttp = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -18,7 +18,11 @@ export const mcpAuthSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('oauth_client_credentials'),
-      client_id: z.string().min(1).max(256).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII'),
+      client_id: z
+        .string()
+        .min(1)
+        .max(256)
+        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII'),
       client_secret: secretSchema,
       token_url: httpsOrHttp,
       scope: z.string().max(1024).optional(),
@@ -57,7 +61,8 @@ export function mcpCredentialColumns(
   id: string,
   masterKey: Buffer | null,
 ): McpCredentialColumns {
-  if (auth.type === 'none') return { auth_type: 'none', encrypted_credentials: null, masked_credentials: null };
+  if (auth.type === 'none')
+    return { auth_type: 'none', encrypted_credentials: null, masked_credentials: null };
   if (masterKey === null) throw masterKeyMissing();
   const { type, ...secret } = auth;
   const sealed = sealSecret(masterKey, JSON.stringify(secret), credentialsAad('mcp_integration', id));

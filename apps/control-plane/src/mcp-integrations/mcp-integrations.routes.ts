@@ -133,7 +133,8 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey } = ctx;
       const before = await findMcpIntegration(db, principal.organisationId, params.mcpIntegrationId);
-      const credentials = body.auth === undefined ? {} : mcpCredentialColumns(body.auth, before.id, masterKey);
+      const credentials =
+        body.auth === undefined ? {} : mcpCredentialColumns(body.auth, before.id, masterKey);
       const row = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         await findMcpIntegration(tx.db, principal.organisationId, before.id, { forUpdate: true });
         let updated: McpIntegrationRow;

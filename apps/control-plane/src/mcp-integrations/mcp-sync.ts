@@ -92,7 +92,11 @@ async function discover(deps: SyncDeps, row: McpIntegrationRow): Promise<Discove
       ? await pages(async (cursor) => {
           const page = await client.listResources(cursor ? { cursor } : {}, options);
           return {
-            items: page.resources.map((r) => ({ ...item(r), name: r.uri, ...(r.name ? { title: r.name } : {}) })),
+            items: page.resources.map((r) => ({
+              ...item(r),
+              name: r.uri,
+              ...(r.name ? { title: r.name } : {}),
+            })),
             next: page.nextCursor,
           };
         })
@@ -122,7 +126,11 @@ async function discover(deps: SyncDeps, row: McpIntegrationRow): Promise<Discove
   }
 }
 
-function item(value: { name: string; title?: string | undefined; description?: string | undefined }): McpItem {
+function item(value: {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+}): McpItem {
   return {
     name: value.name,
     ...(value.title !== undefined ? { title: value.title } : {}),
@@ -144,9 +152,14 @@ async function pages(
   return all;
 }
 
-/** A short, secret-free message: the error's own text (URLs hold no credentials, tokens are never in it). */
+/**
+ * A short, secret-free message: the error's own text and the HTTP status when the SDK gives one
+ * (URLs hold no credentials; tokens are only ever in request headers, which errors do not repeat).
+ */
 function describe(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown }).code;
+  const status = typeof code === 'number' && code >= 100 && code < 600 ? ` (HTTP ${code})` : '';
   const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-  return `${message}${cause}`.slice(0, 500) || 'unknown error';
+  return `${message}${status}${cause}`.slice(0, 500) || 'unknown error';
 }

@@ -64,7 +64,7 @@ export async function findVisibleServer(
   const row = rows[0];
   if (!row) throw notFound('mcp server');
   if (!managesServers(principal) && !mayUse(row.user_access, principal)) {
-    throw forbidden('this caller is not in the MCP server\'s user access');
+    throw forbidden("this caller is not in the MCP server's user access");
   }
   return row;
 }
@@ -114,7 +114,8 @@ export async function checkUserAccess(
       .execute();
     const known = new Set(users.map((u) => u.id));
     const stranger = access.user_ids.find((id) => !known.has(id));
-    if (stranger) throw referenceNotFound(`user ${stranger} not found in the organisation`, `${param}.user_ids`);
+    if (stranger)
+      throw referenceNotFound(`user ${stranger} not found in the organisation`, `${param}.user_ids`);
   }
   if (access.api_key_ids.length > 0) {
     const keys = await db

@@ -255,7 +255,10 @@ export const mcpServerRoutes: RouteDefinition[] = [
     async handler({ db, principal, params, query }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const row = await findVisibleServer(db, principal, params.mcpServerId, { workspaceId });
-      return capabilitiesToApi(row, (await syncRows(db, [row.mcp_integration_id])).get(row.mcp_integration_id));
+      return capabilitiesToApi(
+        row,
+        (await syncRows(db, [row.mcp_integration_id])).get(row.mcp_integration_id),
+      );
     },
   }),
   defineRoute({
@@ -279,7 +282,10 @@ export const mcpServerRoutes: RouteDefinition[] = [
         const capabilities = applyCapabilities(current.capabilities, body.capabilities);
         return updateServer(tx, current.id, { capabilities: JSON.stringify(capabilities) });
       });
-      return capabilitiesToApi(row, (await syncRows(db, [row.mcp_integration_id])).get(row.mcp_integration_id));
+      return capabilitiesToApi(
+        row,
+        (await syncRows(db, [row.mcp_integration_id])).get(row.mcp_integration_id),
+      );
     },
   }),
   defineRoute({
