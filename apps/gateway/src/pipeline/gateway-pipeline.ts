@@ -3,6 +3,8 @@
 //   provider target, custom host checked) -> request body (only when a stage needs it) -> admit
 //   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
 //   realtime session) -> settle limits and publish the request event.
+// MCP requests (`/v1/mcp/<slug>`) run the same stages with their own route (the MCP server, its
+// user access) and call (a relay of MCP Streamable HTTP, src/mcp/).
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
 // publishes. Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,6 +15,9 @@ import type { AccessResolver } from '../access/index.js';
 import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
+import { McpCredentials } from '../mcp/mcp-credentials.js';
+import { callMcp, readMcpBody } from '../mcp/mcp-relay.js';
+import { MCP_PROVIDER, resolveMcpRoute } from '../mcp/mcp-route.js';
 import { H } from '../request/service-headers.js';
 import { createConfigRoute } from '../routing/config-route.js';
 import { CustomHostCache } from '../upstream/custom-host-cache.js';
@@ -51,6 +56,10 @@ export interface GatewayPipeline {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
 }
 
+/** The scope of using MCP servers through the gateway (spec 2.5). */
+const MCP_INVOKE_SCOPE = 'mcp.invoke';
+const MCP_URL_PREFIX = `${V1}/mcp/`;
+
 /** Parsing headroom for the model and usage even when bodies are not kept in events. */
 const MIN_CAPTURE = 64 * 1024;
 
@@ -64,6 +73,18 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
   const bodyDeps = { maxBodyBytes: config.MAX_BODY_BYTES, limits: deps.limits };
   const callDeps = { idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES };
   const realtime = createRealtimeRelay({ log, limits: deps.limits });
+  const mcpDeps = { ...callDeps, credentials: new McpCredentials(config.MASTER_KEY, customHosts, log) };
+
+  /** An MCP request: who, may they (`mcp.invoke`, the server's user access), limits, the relay. */
+  async function mcp(ctx: RequestContext, res: ServerResponse): Promise<void> {
+    const pending = identify(ctx, deps.access);
+    const caller = pending instanceof Promise ? await pending : pending;
+    if (caller) authorise(caller.identity, MCP_INVOKE_SCOPE, 'use MCP servers');
+    const route = await resolveMcpRoute(ctx, caller, customHosts);
+    const messages = await readMcpBody(ctx, config.MAX_BODY_BYTES);
+    await admitLimits(ctx, deps.limits, MCP_PROVIDER);
+    await callMcp(ctx, route, messages, mcpDeps, res);
+  }
 
   /** The stages every kind shares, up to the call: who, may they, where to. */
   async function front(ctx: RequestContext): Promise<void> {
@@ -92,9 +113,11 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
 
   return {
     async http(req, res) {
-      const ctx = createContext(req, 'http', deps.instanceId, captureLimit, captureBodies);
+      const kind = (req.url ?? '').startsWith(MCP_URL_PREFIX) ? 'mcp' : 'http';
+      const ctx = createContext(req, kind, deps.instanceId, captureLimit, captureBodies);
       try {
-        await front(ctx);
+        if (kind === 'mcp') await mcp(ctx, res);
+        else await front(ctx);
         const route = ctx.route;
         if (route?.kind === 'config') {
           await readConfigBody(ctx, bodyDeps);

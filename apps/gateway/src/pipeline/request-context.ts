@@ -14,8 +14,8 @@ import type { ForwardResult } from '../upstream/forward.js';
 import type { ResponseFacts } from '../upstream/usage.js';
 import type { RequestFacts } from './request-event.js';
 
-/** HTTP requests (plain or with a config) and realtime WebSocket sessions. */
-export type RequestKind = 'http' | 'realtime';
+/** HTTP requests (plain or with a config), realtime WebSocket sessions, and MCP (`/v1/mcp/<slug>`). */
+export type RequestKind = 'http' | 'realtime' | 'mcp';
 
 export type MutableFacts = { -readonly [K in keyof RequestFacts]: RequestFacts[K] };
 

@@ -1,5 +1,12 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
-import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
+import {
+  type Attempt,
+  CacheStatus,
+  type McpCall,
+  type RequestEvent,
+  SCHEMA_VERSION,
+  type UsageCharge,
+} from '@aigw/proto';
 import type { RequestAccess } from '../access/index.js';
 import { bodyModel } from '../formats/index.js';
 import { requestCost } from '../limits/index.js';
@@ -49,6 +56,8 @@ export interface RequestFacts {
   readonly responseFacts?: ResponseFacts;
   /** The JSON request body's `model` when the pipeline parsed the body (it is parsed here otherwise). */
   readonly modelRequested?: string;
+  /** MCP requests: the server and the JSON-RPC method and tool (mcp/mcp-route.ts, mcp-relay.ts). */
+  readonly mcp?: McpCall;
 }
 
 type IdentityField =
@@ -97,8 +106,10 @@ export function buildRequestEvent(
   const responseFacts =
     facts.responseFacts ?? readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
   const ok = result !== undefined && result.status >= 200 && result.status < 300;
+  // MCP messages are not model tokens: nothing is estimated for them.
   const usage =
-    responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
+    responseFacts.usage ??
+    (ok && !facts.mcp ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
   const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
   const ref = facts.providerRef;
@@ -208,5 +219,6 @@ export function buildRequestEvent(
     responseSizeBytes: facts.response.total,
     usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],
     usageChargesReported: facts.usageCharges !== undefined,
+    mcp: facts.mcp ? { ...facts.mcp } : undefined,
   };
 }

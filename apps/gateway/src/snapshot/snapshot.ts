@@ -31,12 +31,16 @@ const slugKey = (kind: EntityKind, scope: string, slug: string): string => `${ki
  */
 export const organisationScope = (organisationId: string): string => `org:${organisationId}`;
 
-/** Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, guardrail). */
+/**
+ * Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, guardrail,
+ * MCP server at `/v1/mcp/<slug>`).
+ */
 const SLUGGED = new Set<EntityKind>([
   EntityKind.PROVIDER,
   EntityKind.VIRTUAL_KEY,
   EntityKind.CONFIG,
   EntityKind.GUARDRAIL,
+  EntityKind.MCP_SERVER,
 ]);
 
 function slugOf(entity: Entity): string | undefined {
