@@ -11,6 +11,7 @@ import type {
   GuardrailCheckResult,
   GuardrailResult,
   LatencyBreakdown,
+  McpCall,
   ProviderRef,
   RequestEvent,
   TokenUsage,
@@ -62,6 +63,7 @@ export const COVERED = {
     'counterKey',
     'amount',
   ],
+  McpCall: ['serverId', 'serverSlug', 'mcpIntegrationId', 'rpcMethod', 'tool', 'rpcErrorCode'],
 } as const;
 
 function providerRef(w: ProtoWriter, tag: number, m: ProviderRef | undefined): void {
@@ -174,6 +176,20 @@ function usageCharge(w: ProtoWriter, tag: number, m: UsageCharge): void {
   w.close(at);
 }
 
+function mcpCall(w: ProtoWriter, tag: number, m: McpCall | undefined): void {
+  if (m === undefined) return;
+  if ((m.rpcErrorCode | 0) !== m.rpcErrorCode) throw UNUSUAL;
+  const at = w.open(tag);
+  w.string(t(1, 2), m.serverId);
+  w.string(t(2, 2), m.serverSlug);
+  w.string(t(3, 2), m.mcpIntegrationId);
+  w.string(t(4, 2), m.rpcMethod);
+  w.string(t(5, 2), m.tool);
+  // sint32: zigzag, so JSON-RPC's negative codes stay short.
+  w.uint32(t(6, 0), ((m.rpcErrorCode << 1) ^ (m.rpcErrorCode >> 31)) >>> 0);
+  w.close(at);
+}
+
 /** Map entries in Object.entries order, each `{ key = 1, value = 2 }` with empty parts skipped. */
 function metadata(w: ProtoWriter, tag: number, m: Readonly<Record<string, string>>): void {
   if (typeof m !== 'object' || m === null) throw UNUSUAL;
@@ -228,6 +244,7 @@ export const COVERED_EVENT_FIELDS = [
   'responseSizeBytes',
   'usageCharges',
   'usageChargesReported',
+  'mcp',
 ] as const;
 
 /** The fields of one RequestEvent (without its own length prefix). Throws Unusual, see above. */
@@ -272,4 +289,5 @@ export function writeRequestEvent(w: ProtoWriter, e: RequestEvent): void {
   w.uint53(t(38, 0), e.responseSizeBytes);
   for (const c of e.usageCharges) usageCharge(w, t(39, 2), c);
   w.bool(t(40, 0), e.usageChargesReported);
+  mcpCall(w, t(41, 2), e.mcp);
 }
