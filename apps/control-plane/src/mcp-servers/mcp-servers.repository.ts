@@ -25,7 +25,7 @@ export function managesServers(principal: Principal): boolean {
   return principal.workspaceId === null || roleAtLeast(principal.role, 'manager');
 }
 
-/** The gateway's rule (apps/gateway/src/mcp/mcp-access.ts) in the admin API's words. */
+/** The gateway's rule (apps/gateway/src/pipeline/mcp-route.ts, mayUse) in the admin API's words. */
 export function mayUse(access: McpUserAccessColumn, principal: Principal): boolean {
   if (access.allow_all) return true;
   if (principal.userId !== null && access.user_ids.includes(principal.userId)) return true;

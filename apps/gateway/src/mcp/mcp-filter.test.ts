@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { filterMessage, listFilter } from './mcp-filter.js';
-import { type Disabled, readMessages, refusal } from './mcp-messages.js';
-import { answerErrorCode } from './mcp-relay.js';
+import { answerErrorCode, type Disabled, readMessages, refusal } from './mcp-messages.js';
 
 const disabled: Disabled = {
   tools: new Set(['rm']),

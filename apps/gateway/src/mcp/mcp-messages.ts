@@ -71,3 +71,35 @@ export const REFUSED_CODE = -32602;
 export function errorResponse(id: string | number, message: string): Record<string, unknown> {
   return { jsonrpc: '2.0', id, error: { code: REFUSED_CODE, message } };
 }
+
+/** The JSON-RPC error code of the answer to request `id` (a JSON body or SSE events); 0 when none. */
+export function answerErrorCode(body: Buffer | undefined, id: string | number): number {
+  if (!body || body.length === 0) return 0;
+  const text = body.toString('utf8');
+  const candidates =
+    text.trimStart().startsWith('{') || text.trimStart().startsWith('[')
+      ? [text]
+      : text
+          .split(/\r\n\r\n|\n\n/)
+          .map((event) =>
+            event
+              .split(/\r\n|\n/)
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(l[5] === ' ' ? 6 : 5))
+              .join('\n'),
+          )
+          .filter((data) => data !== '');
+  for (const candidate of candidates) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(candidate);
+    } catch {
+      continue;
+    }
+    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+      const m = message as { id?: unknown; error?: { code?: unknown } } | null;
+      if (m?.id === id && typeof m.error?.code === 'number') return m.error.code;
+    }
+  }
+  return 0;
+}

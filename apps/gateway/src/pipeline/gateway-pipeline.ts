@@ -4,7 +4,7 @@
 //   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
 //   realtime session) -> settle limits and publish the request event.
 // MCP requests (`/v1/mcp/<slug>`) run the same stages with their own route (the MCP server, its
-// user access) and call (a relay of MCP Streamable HTTP, src/mcp/).
+// user access, mcp-route.ts) and call (a relay of MCP Streamable HTTP, call-mcp.ts with src/mcp/).
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
 // publishes. Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,16 +16,16 @@ import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
 import { McpCredentials } from '../mcp/mcp-credentials.js';
-import { callMcp, readMcpBody } from '../mcp/mcp-relay.js';
-import { MCP_PROVIDER, resolveMcpRoute } from '../mcp/mcp-route.js';
 import { H } from '../request/service-headers.js';
 import { createConfigRoute } from '../routing/config-route.js';
 import { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { admitLimits } from './admit-limits.js';
 import { authorise } from './authorise.js';
 import { callConfig } from './call-config.js';
+import { callMcp, readMcpBody } from './call-mcp.js';
 import { callUpstream } from './call-upstream.js';
 import { identify } from './identify.js';
+import { MCP_PROVIDER, resolveMcpRoute } from './mcp-route.js';
 import { createRealtimeRelay } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';

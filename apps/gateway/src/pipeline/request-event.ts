@@ -56,7 +56,7 @@ export interface RequestFacts {
   readonly responseFacts?: ResponseFacts;
   /** The JSON request body's `model` when the pipeline parsed the body (it is parsed here otherwise). */
   readonly modelRequested?: string;
-  /** MCP requests: the server and the JSON-RPC method and tool (mcp/mcp-route.ts, mcp-relay.ts). */
+  /** MCP requests: the server and the JSON-RPC method and tool (mcp-route.ts, call-mcp.ts). */
   readonly mcp?: McpCall;
 }
 

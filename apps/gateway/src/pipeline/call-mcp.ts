@@ -5,13 +5,10 @@
 // rewritten only where it lists tools, resources or prompts capabilities disable.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { gatewayError } from '../errors.js';
-import type { RequestContext } from '../pipeline/request-context.js';
-import { H } from '../request/service-headers.js';
-import { forward } from '../upstream/forward.js';
-import { readBody } from '../upstream/read-body.js';
-import type { McpCredentials } from './mcp-credentials.js';
-import { listFilter } from './mcp-filter.js';
+import type { McpCredentials } from '../mcp/mcp-credentials.js';
+import { listFilter } from '../mcp/mcp-filter.js';
 import {
+  answerErrorCode,
   errorResponse,
   LIST_FIELDS,
   type McpRequest,
@@ -19,8 +16,12 @@ import {
   type ReadMessages,
   readMessages,
   refusal,
-} from './mcp-messages.js';
+} from '../mcp/mcp-messages.js';
+import { H } from '../request/service-headers.js';
+import { forward } from '../upstream/forward.js';
+import { readBody } from '../upstream/read-body.js';
 import { MCP_PROVIDER, type McpRoute } from './mcp-route.js';
+import type { RequestContext } from './request-context.js';
 
 export interface McpCallDeps {
   readonly credentials: McpCredentials;
@@ -159,36 +160,4 @@ function refuse(
   if (mcp) mcp.rpcErrorCode = REFUSED_CODE;
   res.writeHead(200, { ...extra, 'content-type': 'application/json', 'content-length': String(body.length) });
   res.end(body);
-}
-
-/** The JSON-RPC error code of the answer to request `id` (a JSON body or SSE events); 0 when none. */
-export function answerErrorCode(body: Buffer | undefined, id: string | number): number {
-  if (!body || body.length === 0) return 0;
-  const text = body.toString('utf8');
-  const candidates =
-    text.trimStart().startsWith('{') || text.trimStart().startsWith('[')
-      ? [text]
-      : text
-          .split(/\r\n\r\n|\n\n/)
-          .map((event) =>
-            event
-              .split(/\r\n|\n/)
-              .filter((l) => l.startsWith('data:'))
-              .map((l) => l.slice(l[5] === ' ' ? 6 : 5))
-              .join('\n'),
-          )
-          .filter((data) => data !== '');
-  for (const candidate of candidates) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(candidate);
-    } catch {
-      continue;
-    }
-    for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-      const m = message as { id?: unknown; error?: { code?: unknown } } | null;
-      if (m?.id === id && typeof m.error?.code === 'number') return m.error.code;
-    }
-  }
-  return 0;
 }

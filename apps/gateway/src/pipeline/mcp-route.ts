@@ -4,12 +4,12 @@
 import { EntityKind, EntityStatus } from '@aigw/proto';
 import { type Identity, mergedMetadata, type RequestAccess } from '../access/index.js';
 import { gatewayError, isGatewayError } from '../errors.js';
-import type { Caller } from '../pipeline/identify.js';
-import type { RequestContext } from '../pipeline/request-context.js';
+import type { Disabled } from '../mcp/mcp-messages.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import type { EntityOf, Snapshot } from '../snapshot/index.js';
 import type { CheckedHost, CustomHostCache } from '../upstream/custom-host-cache.js';
-import type { Disabled } from './mcp-messages.js';
+import type { Caller } from './identify.js';
+import type { RequestContext } from './request-context.js';
 
 /** Requests below this path are MCP requests (`/v1/mcp/<slug>`). */
 export const MCP_PREFIX = '/mcp/';
