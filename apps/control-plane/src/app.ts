@@ -16,7 +16,6 @@ import {
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
-import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js';
 import { createAuthenticator } from './auth/authenticate.js';
 import { createJwtVerifier } from './auth/jwt.js';
 import { tokenRejectionAuditor } from './auth/token-audit.js';
@@ -26,6 +25,7 @@ import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './http/logger-client.js';
+import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
