@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect } from 'vitest';
 import { pollUntil } from './enforcement-client.test-support.js';
 import { callAs, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
-import { type McpUpstream, startMcpUpstream } from './mcp-upstream.test-support.js';
+import { type McpUpstream, startMcpUpstream, startTokenEndpoint } from './mcp-upstream.test-support.js';
 
 const UPSTREAM_TOKEN = `mcp-upstream-${randomUUID()}`;
 
@@ -237,6 +237,68 @@ describe('MCP servers through the gateway', () => {
     expect(world.upstream.authorizations.length).toBe(before);
     // The SDK client sees the refusal as well.
     await expect(connect(stack, world.outsider, randomUUID())).rejects.toThrow(/403|mcp_access_denied/);
+  });
+
+  test('OAuth client credentials: the gateway exchanges them once and sends the access token', async ({
+    world,
+  }) => {
+    const { stack } = world;
+    const secret = `oauth-secret-${randomUUID()}`;
+    const accessToken = `oauth-access-${randomUUID()}`;
+    const tokens = await startTokenEndpoint({ clientId: 'gw-client', clientSecret: secret, accessToken });
+    const oauthUpstream = await startMcpUpstream({ token: accessToken });
+    try {
+      const integration = await stack.admin.post('/mcp-integrations', {
+        name: 'Weather oauth',
+        url: oauthUpstream.url,
+        auth: {
+          type: 'oauth_client_credentials',
+          client_id: 'gw-client',
+          client_secret: secret,
+          token_url: tokens.url,
+        },
+      });
+      expect(integration.sync.status).toBe('ok');
+      await stack.admin.post('/mcp-servers', {
+        name: 'Weather oauth',
+        slug: 'weather-oauth',
+        workspace_id: world.workspaceId,
+        mcp_integration_id: integration.id,
+      });
+      const exchangesBefore = tokens.exchanges;
+      const seenBefore = oauthUpstream.authorizations.length;
+      const url = new URL(`${stack.gatewayBase}/v1/mcp/weather-oauth`);
+      const client = await pollUntil(
+        async () => {
+          const c = new Client({ name: 'e2e-oauth', version: '1.0.0' });
+          const transport = new StreamableHTTPClientTransport(url, {
+            requestInit: { headers: { 'x-service-api-key': world.allowed } },
+          });
+          return c.connect(transport).then(
+            () => c,
+            () => undefined,
+          );
+        },
+        (c) => c !== undefined,
+        { boundMs: 15_000, intervalMs: 50, what: 'oauth server in the gateway snapshot' },
+      );
+      try {
+        const answer = await client.value?.callTool({ name: 'add', arguments: { a: 2, b: 40 } });
+        expect(answer?.content).toEqual([{ type: 'text', text: '42' }]);
+        await client.value?.callTool({ name: 'add', arguments: { a: 1, b: 1 } });
+      } finally {
+        await client.value?.close();
+      }
+      // Every request through the gateway carried the access token; one exchange served them all.
+      const seen = oauthUpstream.authorizations.slice(seenBefore);
+      expect(seen.length).toBeGreaterThan(2);
+      expect(new Set(seen)).toEqual(new Set([`Bearer ${accessToken}`]));
+      expect(tokens.exchanges - exchangesBefore).toBe(1);
+      expect(oauthUpstream.leakedGatewayKeys).toEqual([]);
+    } finally {
+      await oauthUpstream.close();
+      await tokens.close();
+    }
   });
 
   test('rate limits apply to MCP requests', async ({ world }) => {

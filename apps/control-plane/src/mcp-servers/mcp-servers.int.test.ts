@@ -18,7 +18,12 @@ import {
 } from '../integrations/integrations.test-support.js';
 import { createMcpSyncScheduler } from '../mcp-integrations/mcp-sync-scheduler.js';
 import { MCP_TOKEN, mcpIntegration, mcpServer } from './mcp.test-support.js';
-import { type McpUpstream, startMcpUpstream, UPSTREAM_INFO } from './mcp-upstream.test-support.js';
+import {
+  type McpUpstream,
+  startMcpUpstream,
+  startTokenEndpoint,
+  UPSTREAM_INFO,
+} from './mcp-upstream.test-support.js';
 
 let upstream: McpUpstream;
 beforeAll(async () => {
@@ -61,6 +66,59 @@ describe('MCP integrations and servers', () => {
     expect(Buffer.from(body?.encryptedCredentials ?? []).includes(Buffer.from(MCP_TOKEN))).toBe(false);
     const outbox = await pg.pool.query<{ payload: Buffer }>('select payload from control.outbox');
     for (const row of outbox.rows) expect(row.payload.includes(Buffer.from(MCP_TOKEN))).toBe(false);
+  });
+
+  test('OAuth client credentials: the sync exchanges them for a token and sends that, secrets masked', async ({
+    cp,
+  }) => {
+    const secret = 'oauth-client-secret-0123456789-abcd';
+    const accessToken = 'oauth-access-token-for-sync';
+    const tokens = await startTokenEndpoint({ clientId: 'aigw', clientSecret: secret, accessToken });
+    const oauthUpstream = await startMcpUpstream({ token: accessToken });
+    try {
+      const res = await cp.call('post', '/mcp-integrations', {
+        body: {
+          name: 'Weather oauth',
+          url: oauthUpstream.url,
+          auth: {
+            type: 'oauth_client_credentials',
+            client_id: 'aigw',
+            client_secret: secret,
+            token_url: tokens.url,
+            scope: 'mcp',
+          },
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.sync).toMatchObject({ status: 'ok', error: null });
+      expect(res.body.auth).toEqual({
+        type: 'oauth_client_credentials',
+        client_id: 'aigw',
+        client_secret: `****${secret.slice(-4)}`,
+        token_url: tokens.url,
+        scope: 'mcp',
+      });
+      expect(tokens.exchanges).toBeGreaterThanOrEqual(1);
+      expect(new Set(oauthUpstream.authorizations)).toEqual(new Set([`Bearer ${accessToken}`]));
+
+      // A wrong secret: the token endpoint refuses, the sync says so.
+      const wrong = await cp.call('put', `/mcp-integrations/${res.body.id}`, {
+        body: {
+          auth: {
+            type: 'oauth_client_credentials',
+            client_id: 'aigw',
+            client_secret: 'not-the-secret-xyz',
+            token_url: tokens.url,
+          },
+        },
+      });
+      expect(wrong.status).toBe(200);
+      expect(wrong.body.sync.status).toBe('error');
+      expect(wrong.body.sync.error).toContain('401');
+    } finally {
+      await oauthUpstream.close();
+      await tokens.close();
+    }
   });
 
   test('GET /mcp-servers/:id/metadata shows what the server said about itself', async ({ cp }) => {

@@ -115,3 +115,50 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
+
+export interface TokenEndpoint {
+  readonly url: string;
+  /** Client credential exchanges answered (good ones only). */
+  readonly exchanges: number;
+  close(): Promise<void>;
+}
+
+/** An OAuth 2.0 token endpoint (RFC 6749 4.4) that knows one client and hands out `accessToken`. */
+export async function startTokenEndpoint(client: {
+  clientId: string;
+  clientSecret: string;
+  accessToken: string;
+}): Promise<TokenEndpoint> {
+  let exchanges = 0;
+  const expected = `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
+  const http = createServer((req, res) => {
+    void readForm(req).then((form) => {
+      if (req.headers.authorization !== expected || form.get('grant_type') !== 'client_credentials') {
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
+        return;
+      }
+      exchanges += 1;
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ access_token: client.accessToken, token_type: 'Bearer', expires_in: 3600 }));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/oauth/token`,
+    get exchanges() {
+      return exchanges;
+    },
+    async close() {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
