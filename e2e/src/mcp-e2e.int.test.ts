@@ -1,9 +1,9 @@
 // Issue 19 (MCP) through the whole stack: control plane, logger and gateway on real Postgres, NATS
 // and Redis, and a real MCP server built with the official SDK. The SDK's own client talks to it
 // through `/v1/mcp/<slug>`: it lists only the enabled tools, a disabled tool's call is refused, the
-// server's bearer is injected by the gateway (the test server checks it), keys outside the user
-// access or the workspace are refused in the error envelope, rate limits apply, and each call is in
-// /v1/logs with its server, tool, latency and status.
+// server's bearer (or OAuth access token) is injected by the gateway (the test server checks it),
+// keys outside the user access or the workspace are refused in the error envelope, rate limits
+// apply, and each call is in /v1/logs with its server, tool, latency and status.
 import { randomUUID } from 'node:crypto';
 import { test as base } from '@aigw/testkit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
