@@ -175,7 +175,7 @@ describe('MCP servers through the gateway', () => {
           stack,
           stack.env.BOOTSTRAP_ADMIN_KEY as string,
           'GET',
-          `/logs?trace_id=${traceId}&page_size=50`,
+          `/logs?trace_id=${traceId}&ai_service=mcp&provider=weather&page_size=50`,
         ),
       (reply) =>
         reply.status === 200 &&
