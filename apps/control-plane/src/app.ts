@@ -28,8 +28,9 @@ import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
 import { createLoggerClient } from './http/logger-client.js';
-import { createSecretRefreshWorker } from './integrations/secret-refresh.worker.js';
 import { API_VERSION } from './http/openapi.js';
+import { createSecretRefreshWorker } from './integrations/secret-refresh.worker.js';
+import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
 import { routes } from './routes.js';
@@ -167,6 +168,14 @@ export function createApp(
         log,
       });
       closer.add('alert consumer', () => alertConsumer.stop());
+      const mcpSync = createMcpSyncScheduler({
+        db: database.db,
+        masterKey,
+        log,
+        intervalMs: config.MCP_SYNC_INTERVAL_MS,
+      });
+      mcpSync.start();
+      closer.add('mcp sync', () => mcpSync.stop());
 
       // The settings guarantee a token unless SNAPSHOT_SERVICE_AUTH turned the check off in words.
       const snapshotToken = config.SNAPSHOT_SERVICE_TOKEN ?? null;

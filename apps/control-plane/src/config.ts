@@ -60,6 +60,8 @@ const settingsObject = z.object({
   SECRET_REFRESH_SWEEP_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
   /** Deadline of one request to a secret manager (Vault, AWS Secrets Manager). */
   SECRET_MANAGER_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** How often MCP integrations' servers are synced (metadata, tools); also synced on every change. */
+  MCP_SYNC_INTERVAL_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   /** How often the outbox relay polls when no NOTIFY woke it. */
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
 

@@ -7,6 +7,8 @@ import { guardrailRoutes } from './guardrails/guardrails.routes.js';
 import type { RouteDefinition } from './http/route.js';
 import { integrationRoutes } from './integrations/integrations.routes.js';
 import { logsApiRoutes } from './logs-api/logs-api.routes.js';
+import { mcpIntegrationRoutes } from './mcp-integrations/mcp-integrations.routes.js';
+import { mcpServerRoutes } from './mcp-servers/mcp-servers.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
@@ -39,4 +41,6 @@ export const routes: readonly RouteDefinition[] = [
   ...logsApiRoutes,
   ...secretReferenceRoutes,
   ...promptFamilyRoutes,
+  ...mcpIntegrationRoutes,
+  ...mcpServerRoutes,
 ];

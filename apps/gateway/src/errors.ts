@@ -62,6 +62,12 @@ const CODES = {
   organisation_disabled: { status: 403, type: 'permission_error' },
   /** The managed provider, virtual key or its integration is expired, disabled, archived or not shared with the workspace. */
   provider_unavailable: { status: 403, type: 'permission_error' },
+  /** The key or token may not use this MCP server (not in its user access). */
+  mcp_access_denied: { status: 403, type: 'permission_error' },
+  /** The MCP server's integration is archived or gone. */
+  mcp_server_unavailable: { status: 403, type: 'permission_error' },
+  /** `/v1/mcp/<slug>` names no active MCP server of the key's workspace (or the gateway is standalone). */
+  mcp_server_not_found: { status: 404, type: 'not_found_error' },
   /** The model is not in the managed provider's (or its integration's) allow-list. */
   model_not_allowed: { status: 403, type: 'permission_error' },
   /** The managed provider's credentials cannot be opened on this gateway (MASTER_KEY unset or wrong). */

@@ -19,6 +19,8 @@ describe('ENTITY_KINDS', () => {
       EntityKind.PROMPT,
       EntityKind.PROMPT_PARTIAL,
       EntityKind.DEPLOYMENT,
+      EntityKind.MCP_INTEGRATION,
+      EntityKind.MCP_SERVER,
     ]);
     expect(Object.isFrozen(ENTITY_KINDS)).toBe(true);
   });

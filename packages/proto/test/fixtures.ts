@@ -270,6 +270,14 @@ export const requestEvent: RequestEvent = {
   usageChargesReported: true,
   promptVersion: 2,
   promptLabel: 'production',
+  mcp: {
+    serverId: '0c9e8d7f-6a5b-4c3d-9e2f-1a0b9c8d7e06',
+    serverSlug: 'weather',
+    mcpIntegrationId: '0c9e8d7f-6a5b-4c3d-9e2f-1a0b9c8d7e07',
+    rpcMethod: 'tools/call',
+    tool: 'forecast',
+    rpcErrorCode: -32601,
+  },
 };
 
 export const auditEvent: AuditEvent = {

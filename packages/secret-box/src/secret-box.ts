@@ -89,6 +89,6 @@ export function openSecret(masterKey: Buffer, envelope: Buffer, aad: string): Bu
 }
 
 /** The AAD of a credential envelope: the kind and id of the entity that owns it. */
-export function credentialsAad(owner: 'integration' | 'provider', id: string): string {
+export function credentialsAad(owner: 'integration' | 'provider' | 'mcp_integration', id: string): string {
   return `${owner}:${id.toLowerCase()}`;
 }

@@ -119,6 +119,17 @@ export function logToApi(entry: LogEntry, detail?: { logFormat: string }) {
       retry_index: a.retryIndex,
       error: a.error ? { code: a.error.code, message: a.error.message } : null,
     })),
+    // MCP requests (`/v1/mcp/<slug>`): the server, the JSON-RPC method and tool; null otherwise.
+    mcp: r.mcp
+      ? {
+          server_id: r.mcp.serverId,
+          server_slug: r.mcp.serverSlug,
+          mcp_integration_id: r.mcp.mcpIntegrationId,
+          rpc_method: none(r.mcp.rpcMethod),
+          tool: none(r.mcp.tool),
+          rpc_error_code: r.mcp.rpcErrorCode === 0 ? null : r.mcp.rpcErrorCode,
+        }
+      : null,
     guardrail_results: r.guardrailResults.map((g) => ({
       guardrail_id: none(g.guardrailId),
       stage: g.stage === 1 ? 'input' : g.stage === 2 ? 'output' : null,
@@ -209,6 +220,17 @@ export const logSchema = z
     cost: z.number(),
     latency_ms: z.number(),
     metadata: z.record(z.string(), z.string()),
+    mcp: z
+      .object({
+        server_id: z.string(),
+        server_slug: z.string(),
+        mcp_integration_id: z.string(),
+        rpc_method: nullableString,
+        tool: nullableString,
+        rpc_error_code: z.number().int().nullable(),
+      })
+      .nullable()
+      .optional(),
   })
   .loose();
 export const logDetailSchema = logSchema

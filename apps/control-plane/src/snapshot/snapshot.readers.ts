@@ -7,6 +7,8 @@ import type { ControlDatabase } from '../db/schema.js';
 import { readDeploymentEntities } from '../deployments/deployments.entity.js';
 import { readGuardrailEntities } from '../guardrails/guardrails.entity.js';
 import { readIntegrationEntities } from '../integrations/integrations.entity.js';
+import { readMcpIntegrationEntities } from '../mcp-integrations/mcp-integrations.entity.js';
+import { readMcpServerEntities } from '../mcp-servers/mcp-servers.entity.js';
 import { readModelPricingEntities } from '../model-pricing/model-pricing.entity.js';
 import { organisationEntity } from '../organisations/organisations.entity.js';
 import { readRateLimitsPolicies, readUsageLimitsPolicies } from '../policies/policies.snapshot.js';
@@ -45,4 +47,6 @@ export const snapshotReaders: ReadonlyMap<EntityKind, EntityReader> = new Map([
   reader(EntityKind.USAGE_LIMIT_POLICY, readUsageLimitsPolicies),
   reader(EntityKind.PROMPT, readPromptEntities),
   reader(EntityKind.PROMPT_PARTIAL, readPromptPartialEntities),
+  reader(EntityKind.MCP_INTEGRATION, readMcpIntegrationEntities),
+  reader(EntityKind.MCP_SERVER, readMcpServerEntities),
 ]);

@@ -163,7 +163,8 @@ function fromProvider(
       throw unavailable(`the integration of ${name} is not enabled for this workspace`, param);
     }
     // Its credentials come from secret references the control plane could not resolve in time.
-    if (i.credentialError !== '') throw unavailable(`the integration of ${name}: ${i.credentialError}`, param);
+    if (i.credentialError !== '')
+      throw unavailable(`the integration of ${name}: ${i.credentialError}`, param);
   }
   const i = integration?.body.value;
   const type = providerType(p.aiProvider || i?.aiProvider || '', param);

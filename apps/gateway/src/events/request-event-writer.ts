@@ -11,6 +11,7 @@ import type {
   GuardrailCheckResult,
   GuardrailResult,
   LatencyBreakdown,
+  McpCall,
   ProviderRef,
   RequestEvent,
   TokenUsage,
@@ -62,6 +63,7 @@ export const COVERED = {
     'counterKey',
     'amount',
   ],
+  McpCall: ['serverId', 'serverSlug', 'mcpIntegrationId', 'rpcMethod', 'tool', 'rpcErrorCode'],
 } as const;
 
 function providerRef(w: ProtoWriter, tag: number, m: ProviderRef | undefined): void {
@@ -174,6 +176,20 @@ function usageCharge(w: ProtoWriter, tag: number, m: UsageCharge): void {
   w.close(at);
 }
 
+function mcpCall(w: ProtoWriter, tag: number, m: McpCall | undefined): void {
+  if (m === undefined) return;
+  if ((m.rpcErrorCode | 0) !== m.rpcErrorCode) throw UNUSUAL;
+  const at = w.open(tag);
+  w.string(t(1, 2), m.serverId);
+  w.string(t(2, 2), m.serverSlug);
+  w.string(t(3, 2), m.mcpIntegrationId);
+  w.string(t(4, 2), m.rpcMethod);
+  w.string(t(5, 2), m.tool);
+  // sint32: zigzag, so JSON-RPC's negative codes stay short.
+  w.uint32(t(6, 0), ((m.rpcErrorCode << 1) ^ (m.rpcErrorCode >> 31)) >>> 0);
+  w.close(at);
+}
+
 /** Map entries in Object.entries order, each `{ key = 1, value = 2 }` with empty parts skipped. */
 function metadata(w: ProtoWriter, tag: number, m: Readonly<Record<string, string>>): void {
   if (typeof m !== 'object' || m === null) throw UNUSUAL;
@@ -230,6 +246,7 @@ export const COVERED_EVENT_FIELDS = [
   'usageChargesReported',
   'promptVersion',
   'promptLabel',
+  'mcp',
 ] as const;
 
 /** The fields of one RequestEvent (without its own length prefix). Throws Unusual, see above. */
@@ -276,4 +293,5 @@ export function writeRequestEvent(w: ProtoWriter, e: RequestEvent): void {
   w.bool(t(40, 0), e.usageChargesReported);
   w.uint32(t(41, 0), e.promptVersion);
   w.string(t(42, 2), e.promptLabel);
+  mcpCall(w, t(43, 2), e.mcp);
 }

@@ -7,11 +7,15 @@ import { H } from '../request/service-headers.js';
 /** The scope of calling a provider through the gateway, whatever the endpoint or method. */
 export const PROVIDER_CALL_SCOPE = 'completions.write';
 
-export function authorise(identity: Identity, scope: string = PROVIDER_CALL_SCOPE): void {
+export function authorise(
+  identity: Identity,
+  scope: string = PROVIDER_CALL_SCOPE,
+  purpose = 'call providers',
+): void {
   if (identity.scopes.includes(scope)) return;
   throw gatewayError(
     'insufficient_scope',
-    `this ${identity.via === 'jwt' ? 'token' : 'API key'} does not hold the ${scope} scope needed to call providers`,
+    `this ${identity.via === 'jwt' ? 'token' : 'API key'} does not hold the ${scope} scope needed to ${purpose}`,
     { param: H.apiKey },
   );
 }

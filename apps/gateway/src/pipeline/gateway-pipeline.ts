@@ -6,6 +6,8 @@
 // A prompt completion (`POST /v1/prompts/{id}/completions`) is the same pipeline with two stages of
 // its own (prompt-stage.ts): resolve prompt between authorise and resolve route, and the
 // prompt body (the rendered chat-completions body) before the body stage.
+// MCP requests (`/v1/mcp/<slug>`) run the same stages with their own route (the MCP server, its
+// user access, mcp-route.ts) and call (a relay of MCP Streamable HTTP, call-mcp.ts with src/mcp/).
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
 // publishes. Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,6 +18,7 @@ import type { AccessResolver } from '../access/index.js';
 import type { GatewayConfig } from '../config.js';
 import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
+import { McpCredentials } from '../mcp/mcp-credentials.js';
 import { promptReference } from '../prompts/prompt-ref.js';
 import { H } from '../request/service-headers.js';
 import { createConfigRoute } from '../routing/config-route.js';
@@ -23,8 +26,10 @@ import { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { admitLimits } from './admit-limits.js';
 import { authorise } from './authorise.js';
 import { callConfig } from './call-config.js';
+import { callMcp, readMcpBody } from './call-mcp.js';
 import { callUpstream } from './call-upstream.js';
 import { identify } from './identify.js';
+import { MCP_PROVIDER, resolveMcpRoute } from './mcp-route.js';
 import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from './prompt-stage.js';
 import { createRealtimeRelay } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
@@ -56,6 +61,10 @@ export interface GatewayPipeline {
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
 }
 
+/** The scope of using MCP servers through the gateway (spec 2.5). */
+const MCP_INVOKE_SCOPE = 'mcp.invoke';
+const MCP_URL_PREFIX = `${V1}/mcp/`;
+
 /** Parsing headroom for the model and usage even when bodies are not kept in events. */
 const MIN_CAPTURE = 64 * 1024;
 
@@ -69,6 +78,18 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
   const bodyDeps = { maxBodyBytes: config.MAX_BODY_BYTES, limits: deps.limits };
   const callDeps = { idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES };
   const realtime = createRealtimeRelay({ log, limits: deps.limits });
+  const mcpDeps = { ...callDeps, credentials: new McpCredentials(config.MASTER_KEY, customHosts, log) };
+
+  /** An MCP request: who, may they (`mcp.invoke`, the server's user access), limits, the relay. */
+  async function mcp(ctx: RequestContext, res: ServerResponse): Promise<void> {
+    const pending = identify(ctx, deps.access);
+    const caller = pending instanceof Promise ? await pending : pending;
+    if (caller) authorise(caller.identity, MCP_INVOKE_SCOPE, 'use MCP servers');
+    const route = await resolveMcpRoute(ctx, caller, customHosts);
+    const messages = await readMcpBody(ctx, config.MAX_BODY_BYTES);
+    await admitLimits(ctx, deps.limits, MCP_PROVIDER);
+    await callMcp(ctx, route, messages, mcpDeps, res);
+  }
 
   /** The stages every kind shares, up to the call: who, may they, where to. */
   async function front(ctx: RequestContext, prompt?: string): Promise<void> {
@@ -98,14 +119,24 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
 
   return {
     async http(req, res) {
-      const base = createContext(req, 'http', deps.instanceId, captureLimit, captureBodies);
-      const prompt = promptReference(req.method, base.path);
+      const mcpRequest = (req.url ?? '').startsWith(MCP_URL_PREFIX);
+      const base = createContext(
+        req,
+        mcpRequest ? 'mcp' : 'http',
+        deps.instanceId,
+        captureLimit,
+        captureBodies,
+      );
+      const prompt = mcpRequest ? undefined : promptReference(req.method, base.path);
       // A prompt completion goes upstream as chat completions; its event keeps the path it came on.
       const ctx: RequestContext =
         prompt === undefined ? base : { ...base, kind: 'prompt', path: PROMPT_UPSTREAM_PATH };
       try {
-        await front(ctx, prompt);
-        if (prompt !== undefined) await readPromptBody(ctx, bodyDeps);
+        if (mcpRequest) await mcp(ctx, res);
+        else {
+          await front(ctx, prompt);
+          if (prompt !== undefined) await readPromptBody(ctx, bodyDeps);
+        }
         const route = ctx.route;
         if (route?.kind === 'config') {
           await readConfigBody(ctx, bodyDeps);

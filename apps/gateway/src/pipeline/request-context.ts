@@ -16,9 +16,9 @@ import type { RequestFacts } from './request-event.js';
 
 /**
  * HTTP requests (plain or with a config), saved-prompt completions (`/prompts/{id}/completions`,
- * rendered into a chat-completions body) and realtime WebSocket sessions.
+ * rendered into a chat-completions body), realtime WebSocket sessions, and MCP (`/v1/mcp/<slug>`).
  */
-export type RequestKind = 'http' | 'prompt' | 'realtime';
+export type RequestKind = 'http' | 'prompt' | 'realtime' | 'mcp';
 
 export type MutableFacts = { -readonly [K in keyof RequestFacts]: RequestFacts[K] };
 

@@ -1,5 +1,12 @@
 // Builds the RequestEvent of one proxied request from what the pipeline observed.
-import { type Attempt, CacheStatus, type RequestEvent, SCHEMA_VERSION, type UsageCharge } from '@aigw/proto';
+import {
+  type Attempt,
+  CacheStatus,
+  type McpCall,
+  type RequestEvent,
+  SCHEMA_VERSION,
+  type UsageCharge,
+} from '@aigw/proto';
 import type { RequestAccess } from '../access/index.js';
 import { bodyModel } from '../formats/index.js';
 import { requestCost } from '../limits/index.js';
@@ -51,6 +58,8 @@ export interface RequestFacts {
   readonly modelRequested?: string;
   /** A saved-prompt completion: the prompt, the version rendered and the label the request named. */
   readonly prompt?: { readonly id: string; readonly version: number; readonly label: string };
+  /** MCP requests: the server and the JSON-RPC method and tool (mcp-route.ts, call-mcp.ts). */
+  readonly mcp?: McpCall;
 }
 
 type IdentityField =
@@ -99,8 +108,10 @@ export function buildRequestEvent(
   const responseFacts =
     facts.responseFacts ?? readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
   const ok = result !== undefined && result.status >= 200 && result.status < 300;
+  // MCP messages are not model tokens: nothing is estimated for them.
   const usage =
-    responseFacts.usage ?? (ok ? estimateUsage(facts.request.total, facts.response.total) : undefined);
+    responseFacts.usage ??
+    (ok && !facts.mcp ? estimateUsage(facts.request.total, facts.response.total) : undefined);
   const error = facts.gatewayError ?? result?.error;
   const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
   const ref = facts.providerRef;
@@ -212,5 +223,6 @@ export function buildRequestEvent(
     responseSizeBytes: facts.response.total,
     usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],
     usageChargesReported: facts.usageCharges !== undefined,
+    mcp: facts.mcp ? { ...facts.mcp } : undefined,
   };
 }

@@ -33,7 +33,7 @@ export const organisationScope = (organisationId: string): string => `org:${orga
 
 /**
  * Kinds addressed by slug in requests, within a workspace (`@slug`, virtual key, config, deployment,
- * guardrail, prompt, and the partials prompts include by slug).
+ * guardrail, prompt, the partials prompts include by slug, MCP server at `/v1/mcp/<slug>`).
  */
 const SLUGGED = new Set<EntityKind>([
   EntityKind.PROVIDER,
@@ -43,6 +43,7 @@ const SLUGGED = new Set<EntityKind>([
   EntityKind.GUARDRAIL,
   EntityKind.PROMPT,
   EntityKind.PROMPT_PARTIAL,
+  EntityKind.MCP_SERVER,
 ]);
 
 function slugOf(entity: Entity): string | undefined {

@@ -10,6 +10,7 @@ import * as modelPricing from './0010-model-pricing.js';
 import * as feedbackAudit from './0011-feedback-audit.js';
 import * as alerts from './0012-alerts.js';
 import * as prompts from './0013-prompts.js';
+import * as mcp from './0014-mcp.js';
 import * as deployments from './0015-deployments.js';
 import * as secretReferences from './0016-secret-references.js';
 
@@ -24,6 +25,7 @@ export const migrations: Migrations = {
   '0011-feedback-audit': feedbackAudit,
   '0012-alerts': alerts,
   '0013-prompts': prompts,
+  '0014-mcp': mcp,
   '0015-deployments': deployments,
   '0016-secret-references': secretReferences,
 };

@@ -67,6 +67,10 @@ export enum EntityKind {
   PROMPT_PARTIAL = 13,
   /** DEPLOYMENT - A deployment: a named, typed pointer to one of its workspace's saved configs. */
   DEPLOYMENT = 20,
+  /** MCP_INTEGRATION - An organisation-level MCP integration: a remote MCP server's URL and sealed credentials. */
+  MCP_INTEGRATION = 21,
+  /** MCP_SERVER - A workspace-level MCP server (an MCP integration offered to one workspace), at `/v1/mcp/<slug>`. */
+  MCP_SERVER = 22,
   UNRECOGNIZED = -1,
 }
 
@@ -117,6 +121,12 @@ export function entityKindFromJSON(object: any): EntityKind {
     case 20:
     case "ENTITY_KIND_DEPLOYMENT":
       return EntityKind.DEPLOYMENT;
+    case 21:
+    case "ENTITY_KIND_MCP_INTEGRATION":
+      return EntityKind.MCP_INTEGRATION;
+    case 22:
+    case "ENTITY_KIND_MCP_SERVER":
+      return EntityKind.MCP_SERVER;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -156,6 +166,10 @@ export function entityKindToJSON(object: EntityKind): string {
       return "ENTITY_KIND_PROMPT_PARTIAL";
     case EntityKind.DEPLOYMENT:
       return "ENTITY_KIND_DEPLOYMENT";
+    case EntityKind.MCP_INTEGRATION:
+      return "ENTITY_KIND_MCP_INTEGRATION";
+    case EntityKind.MCP_SERVER:
+      return "ENTITY_KIND_MCP_SERVER";
     case EntityKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -255,6 +269,95 @@ export function deploymentTypeToJSON(object: DeploymentType): string {
   }
 }
 
+/** How the gateway reaches a remote MCP server. */
+export enum McpTransport {
+  /** UNSPECIFIED - Not set; invalid. */
+  UNSPECIFIED = 0,
+  /** STREAMABLE_HTTP - MCP Streamable HTTP (one endpoint; POST for messages, GET for the server's stream). */
+  STREAMABLE_HTTP = 1,
+  UNRECOGNIZED = -1,
+}
+
+export function mcpTransportFromJSON(object: any): McpTransport {
+  switch (object) {
+    case 0:
+    case "MCP_TRANSPORT_UNSPECIFIED":
+      return McpTransport.UNSPECIFIED;
+    case 1:
+    case "MCP_TRANSPORT_STREAMABLE_HTTP":
+      return McpTransport.STREAMABLE_HTTP;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return McpTransport.UNRECOGNIZED;
+  }
+}
+
+export function mcpTransportToJSON(object: McpTransport): string {
+  switch (object) {
+    case McpTransport.UNSPECIFIED:
+      return "MCP_TRANSPORT_UNSPECIFIED";
+    case McpTransport.STREAMABLE_HTTP:
+      return "MCP_TRANSPORT_STREAMABLE_HTTP";
+    case McpTransport.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+/** How the gateway authenticates to a remote MCP server (the credentials themselves are sealed). */
+export enum McpAuthType {
+  /** UNSPECIFIED - Not set; invalid. */
+  UNSPECIFIED = 0,
+  /** NONE - No credentials are sent. */
+  NONE = 1,
+  /** BEARER - `Authorization: Bearer <token>` with a stored token. */
+  BEARER = 2,
+  /**
+   * OAUTH_CLIENT_CREDENTIALS - OAuth 2.0 client credentials: the gateway exchanges the client id and secret at the token URL
+   * for an access token it sends as a bearer (cached until shortly before it expires).
+   */
+  OAUTH_CLIENT_CREDENTIALS = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function mcpAuthTypeFromJSON(object: any): McpAuthType {
+  switch (object) {
+    case 0:
+    case "MCP_AUTH_TYPE_UNSPECIFIED":
+      return McpAuthType.UNSPECIFIED;
+    case 1:
+    case "MCP_AUTH_TYPE_NONE":
+      return McpAuthType.NONE;
+    case 2:
+    case "MCP_AUTH_TYPE_BEARER":
+      return McpAuthType.BEARER;
+    case 3:
+    case "MCP_AUTH_TYPE_OAUTH_CLIENT_CREDENTIALS":
+      return McpAuthType.OAUTH_CLIENT_CREDENTIALS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return McpAuthType.UNRECOGNIZED;
+  }
+}
+
+export function mcpAuthTypeToJSON(object: McpAuthType): string {
+  switch (object) {
+    case McpAuthType.UNSPECIFIED:
+      return "MCP_AUTH_TYPE_UNSPECIFIED";
+    case McpAuthType.NONE:
+      return "MCP_AUTH_TYPE_NONE";
+    case McpAuthType.BEARER:
+      return "MCP_AUTH_TYPE_BEARER";
+    case McpAuthType.OAUTH_CLIENT_CREDENTIALS:
+      return "MCP_AUTH_TYPE_OAUTH_CLIENT_CREDENTIALS";
+    case McpAuthType.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** One versioned control-plane entity: its full current state, or a tombstone after deletion. */
 export interface Entity {
   /** The entity type; always matches the `body` case (except for tombstones, which have no body). */
@@ -321,6 +424,12 @@ export interface Entity {
     | //
     /** Body for ENTITY_KIND_DEPLOYMENT. */
     { $case: "deployment"; value: Deployment }
+    | //
+    /** Body for ENTITY_KIND_MCP_INTEGRATION. */
+    { $case: "mcpIntegration"; value: McpIntegration }
+    | //
+    /** Body for ENTITY_KIND_MCP_SERVER. */
+    { $case: "mcpServer"; value: McpServer }
     | undefined;
 }
 
@@ -813,6 +922,76 @@ export interface PromptPartial {
   content: string;
 }
 
+/** An organisation-level MCP integration: where a remote MCP server is and how to authenticate. */
+export interface McpIntegration {
+  /** Display name (max 255). */
+  name: string;
+  /** Unique slug within the organisation. */
+  slug: string;
+  /** The server's MCP endpoint (http or https URL). */
+  url: string;
+  /** The transport the server speaks. */
+  transport: McpTransport;
+  /** How to authenticate. */
+  authType: McpAuthType;
+  /**
+   * AES-256-GCM envelope sealed with MASTER_KEY, AAD `mcp_integration:<id>`; empty for NONE. The
+   * plaintext is JSON: `{"token"}` for BEARER, `{"client_id","client_secret","token_url","scope"}`
+   * for OAUTH_CLIENT_CREDENTIALS.
+   */
+  encryptedCredentials: Buffer;
+  /** ACTIVE or ARCHIVED (archived integrations are not served). */
+  status: EntityStatus;
+  /** Custom key-value tags. */
+  tags: { [key: string]: string };
+}
+
+export interface McpIntegration_TagsEntry {
+  key: string;
+  value: string;
+}
+
+/** Which of a server's tools, resources and prompts are disabled (everything else is enabled). */
+export interface McpCapabilities {
+  /** Tool names hidden from `tools/list` and refused by `tools/call`. */
+  disabledTools: string[];
+  /** Resource URIs hidden from `resources/list` and refused by `resources/read`. */
+  disabledResources: string[];
+  /** Prompt names hidden from `prompts/list` and refused by `prompts/get`. */
+  disabledPrompts: string[];
+}
+
+/** Who may use an MCP server (besides holding the `mcp.invoke` scope). */
+export interface McpUserAccess {
+  /** When true every user and key of the workspace may use it; otherwise only those listed. */
+  allowAll: boolean;
+  /** Users whose keys and tokens may use it. */
+  userIds: string[];
+  /** API keys (ids) that may use it, service keys included. */
+  apiKeyIds: string[];
+}
+
+/**
+ * A workspace-level MCP server: an MCP integration offered to one workspace, served by the gateway
+ * at `/v1/mcp/<slug>`.
+ */
+export interface McpServer {
+  /** Display name (max 255). */
+  name: string;
+  /** Slug, unique within the workspace: the `<slug>` of `/v1/mcp/<slug>`. */
+  slug: string;
+  /** The MCP integration it serves (URL and credentials come from there). */
+  mcpIntegrationId: string;
+  /** ACTIVE or ARCHIVED (archived servers are not served). */
+  status: EntityStatus;
+  /** Disabled tools, resources and prompts. */
+  capabilities?:
+    | McpCapabilities
+    | undefined;
+  /** Who may use it. */
+  userAccess?: McpUserAccess | undefined;
+}
+
 function createBaseEntity(): Entity {
   return {
     kind: 0,
@@ -891,6 +1070,12 @@ export const Entity: MessageFns<Entity> = {
         break;
       case "deployment":
         Deployment.encode(message.body.value, writer.uint32(242).fork()).join();
+        break;
+      case "mcpIntegration":
+        McpIntegration.encode(message.body.value, writer.uint32(322).fork()).join();
+        break;
+      case "mcpServer":
+        McpServer.encode(message.body.value, writer.uint32(330).fork()).join();
         break;
     }
     return writer;
@@ -1077,6 +1262,22 @@ export const Entity: MessageFns<Entity> = {
             message.body = { $case: "deployment", value: Deployment.decode(reader, reader.uint32()) };
             continue;
           }
+          case 40: {
+            if (tag !== 322) {
+              break;
+            }
+
+            message.body = { $case: "mcpIntegration", value: McpIntegration.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.body = { $case: "mcpServer", value: McpServer.decode(reader, reader.uint32()) };
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1150,6 +1351,14 @@ export const Entity: MessageFns<Entity> = {
         ? { $case: "promptPartial", value: PromptPartial.fromJSON(object.prompt_partial) }
         : isSet(object.deployment)
         ? { $case: "deployment", value: Deployment.fromJSON(object.deployment) }
+        : isSet(object.mcpIntegration)
+        ? { $case: "mcpIntegration", value: McpIntegration.fromJSON(object.mcpIntegration) }
+        : isSet(object.mcp_integration)
+        ? { $case: "mcpIntegration", value: McpIntegration.fromJSON(object.mcp_integration) }
+        : isSet(object.mcpServer)
+        ? { $case: "mcpServer", value: McpServer.fromJSON(object.mcpServer) }
+        : isSet(object.mcp_server)
+        ? { $case: "mcpServer", value: McpServer.fromJSON(object.mcp_server) }
         : undefined,
     };
   },
@@ -1205,6 +1414,10 @@ export const Entity: MessageFns<Entity> = {
       obj.promptPartial = PromptPartial.toJSON(message.body.value);
     } else if (message.body?.$case === "deployment") {
       obj.deployment = Deployment.toJSON(message.body.value);
+    } else if (message.body?.$case === "mcpIntegration") {
+      obj.mcpIntegration = McpIntegration.toJSON(message.body.value);
+    } else if (message.body?.$case === "mcpServer") {
+      obj.mcpServer = McpServer.toJSON(message.body.value);
     }
     return obj;
   },
@@ -1303,6 +1516,18 @@ export const Entity: MessageFns<Entity> = {
       case "deployment": {
         if (object.body?.value !== undefined && object.body?.value !== null) {
           message.body = { $case: "deployment", value: Deployment.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "mcpIntegration": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "mcpIntegration", value: McpIntegration.fromPartial(object.body.value) };
+        }
+        break;
+      }
+      case "mcpServer": {
+        if (object.body?.value !== undefined && object.body?.value !== null) {
+          message.body = { $case: "mcpServer", value: McpServer.fromPartial(object.body.value) };
         }
         break;
       }
@@ -6366,6 +6591,706 @@ export const PromptPartial: MessageFns<PromptPartial> = {
     message.status = object.status ?? 0;
     message.version = object.version ?? 0;
     message.content = object.content ?? "";
+    return message;
+  },
+};
+
+function createBaseMcpIntegration(): McpIntegration {
+  return {
+    name: "",
+    slug: "",
+    url: "",
+    transport: 0,
+    authType: 0,
+    encryptedCredentials: Buffer.alloc(0),
+    status: 0,
+    tags: {},
+  };
+}
+
+export const McpIntegration: MessageFns<McpIntegration> = {
+  encode(message: McpIntegration, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.transport !== 0) {
+      writer.uint32(32).int32(message.transport);
+    }
+    if (message.authType !== 0) {
+      writer.uint32(40).int32(message.authType);
+    }
+    if (message.encryptedCredentials.length !== 0) {
+      writer.uint32(50).bytes(message.encryptedCredentials);
+    }
+    if (message.status !== 0) {
+      writer.uint32(56).int32(message.status);
+    }
+    globalThis.Object.entries(message.tags).forEach(([key, value]: [string, string]) => {
+      McpIntegration_TagsEntry.encode({ key: key as any, value }, writer.uint32(66).fork()).join();
+    });
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpIntegration {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpIntegration();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.transport = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.authType = reader.int32() as any;
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.encryptedCredentials = Buffer.from(reader.bytes());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            const entry8 = McpIntegration_TagsEntry.decode(reader, reader.uint32());
+            if (entry8.value !== undefined) {
+              message.tags[entry8.key] = entry8.value;
+            }
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpIntegration {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      transport: isSet(object.transport) ? mcpTransportFromJSON(object.transport) : 0,
+      authType: isSet(object.authType)
+        ? mcpAuthTypeFromJSON(object.authType)
+        : isSet(object.auth_type)
+        ? mcpAuthTypeFromJSON(object.auth_type)
+        : 0,
+      encryptedCredentials: isSet(object.encryptedCredentials)
+        ? Buffer.from(bytesFromBase64(object.encryptedCredentials))
+        : isSet(object.encrypted_credentials)
+        ? Buffer.from(bytesFromBase64(object.encrypted_credentials))
+        : Buffer.alloc(0),
+      status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+      tags: isObject(object.tags)
+        ? (globalThis.Object.entries(object.tags) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
+        : {},
+    };
+  },
+
+  toJSON(message: McpIntegration): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.transport !== 0) {
+      obj.transport = mcpTransportToJSON(message.transport);
+    }
+    if (message.authType !== 0) {
+      obj.authType = mcpAuthTypeToJSON(message.authType);
+    }
+    if (message.encryptedCredentials.length !== 0) {
+      obj.encryptedCredentials = base64FromBytes(message.encryptedCredentials);
+    }
+    if (message.status !== 0) {
+      obj.status = entityStatusToJSON(message.status);
+    }
+    if (message.tags) {
+      const entries = globalThis.Object.entries(message.tags) as [string, string][];
+      if (entries.length > 0) {
+        obj.tags = {};
+        entries.forEach(([k, v]) => {
+          obj.tags[k] = v;
+        });
+      }
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpIntegration>, I>>(base?: I): McpIntegration {
+    return McpIntegration.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpIntegration>, I>>(object: I): McpIntegration {
+    const message = createBaseMcpIntegration();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.url = object.url ?? "";
+    message.transport = object.transport ?? 0;
+    message.authType = object.authType ?? 0;
+    message.encryptedCredentials = object.encryptedCredentials ?? Buffer.alloc(0);
+    message.status = object.status ?? 0;
+    message.tags = (globalThis.Object.entries(object.tags ?? {}) as [string, string][]).reduce(
+      (acc: { [key: string]: string }, [key, value]: [string, string]) => {
+        if (value !== undefined) {
+          acc[key] = globalThis.String(value);
+        }
+        return acc;
+      },
+      {},
+    );
+    return message;
+  },
+};
+
+function createBaseMcpIntegration_TagsEntry(): McpIntegration_TagsEntry {
+  return { key: "", value: "" };
+}
+
+export const McpIntegration_TagsEntry: MessageFns<McpIntegration_TagsEntry> = {
+  encode(message: McpIntegration_TagsEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== "") {
+      writer.uint32(10).string(message.key);
+    }
+    if (message.value !== "") {
+      writer.uint32(18).string(message.value);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpIntegration_TagsEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpIntegration_TagsEntry();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.value = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpIntegration_TagsEntry {
+    return {
+      key: isSet(object.key) ? globalThis.String(object.key) : "",
+      value: isSet(object.value) ? globalThis.String(object.value) : "",
+    };
+  },
+
+  toJSON(message: McpIntegration_TagsEntry): unknown {
+    const obj: any = {};
+    if (message.key !== "") {
+      obj.key = message.key;
+    }
+    if (message.value !== "") {
+      obj.value = message.value;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpIntegration_TagsEntry>, I>>(base?: I): McpIntegration_TagsEntry {
+    return McpIntegration_TagsEntry.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpIntegration_TagsEntry>, I>>(object: I): McpIntegration_TagsEntry {
+    const message = createBaseMcpIntegration_TagsEntry();
+    message.key = object.key ?? "";
+    message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseMcpCapabilities(): McpCapabilities {
+  return { disabledTools: [], disabledResources: [], disabledPrompts: [] };
+}
+
+export const McpCapabilities: MessageFns<McpCapabilities> = {
+  encode(message: McpCapabilities, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.disabledTools) {
+      writer.uint32(10).string(v!);
+    }
+    for (const v of message.disabledResources) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.disabledPrompts) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpCapabilities {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpCapabilities();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.disabledTools.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.disabledResources.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.disabledPrompts.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpCapabilities {
+    return {
+      disabledTools: globalThis.Array.isArray(object?.disabledTools)
+        ? object.disabledTools.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.disabled_tools)
+        ? object.disabled_tools.map((e: any) => globalThis.String(e))
+        : [],
+      disabledResources: globalThis.Array.isArray(object?.disabledResources)
+        ? object.disabledResources.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.disabled_resources)
+        ? object.disabled_resources.map((e: any) => globalThis.String(e))
+        : [],
+      disabledPrompts: globalThis.Array.isArray(object?.disabledPrompts)
+        ? object.disabledPrompts.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.disabled_prompts)
+        ? object.disabled_prompts.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: McpCapabilities): unknown {
+    const obj: any = {};
+    if (message.disabledTools?.length) {
+      obj.disabledTools = message.disabledTools;
+    }
+    if (message.disabledResources?.length) {
+      obj.disabledResources = message.disabledResources;
+    }
+    if (message.disabledPrompts?.length) {
+      obj.disabledPrompts = message.disabledPrompts;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpCapabilities>, I>>(base?: I): McpCapabilities {
+    return McpCapabilities.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpCapabilities>, I>>(object: I): McpCapabilities {
+    const message = createBaseMcpCapabilities();
+    message.disabledTools = object.disabledTools?.map((e) => e) || [];
+    message.disabledResources = object.disabledResources?.map((e) => e) || [];
+    message.disabledPrompts = object.disabledPrompts?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseMcpUserAccess(): McpUserAccess {
+  return { allowAll: false, userIds: [], apiKeyIds: [] };
+}
+
+export const McpUserAccess: MessageFns<McpUserAccess> = {
+  encode(message: McpUserAccess, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.allowAll !== false) {
+      writer.uint32(8).bool(message.allowAll);
+    }
+    for (const v of message.userIds) {
+      writer.uint32(18).string(v!);
+    }
+    for (const v of message.apiKeyIds) {
+      writer.uint32(26).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpUserAccess {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpUserAccess();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.allowAll = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userIds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.apiKeyIds.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpUserAccess {
+    return {
+      allowAll: isSet(object.allowAll)
+        ? globalThis.Boolean(object.allowAll)
+        : isSet(object.allow_all)
+        ? globalThis.Boolean(object.allow_all)
+        : false,
+      userIds: globalThis.Array.isArray(object?.userIds)
+        ? object.userIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.user_ids)
+        ? object.user_ids.map((e: any) => globalThis.String(e))
+        : [],
+      apiKeyIds: globalThis.Array.isArray(object?.apiKeyIds)
+        ? object.apiKeyIds.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.api_key_ids)
+        ? object.api_key_ids.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: McpUserAccess): unknown {
+    const obj: any = {};
+    if (message.allowAll !== false) {
+      obj.allowAll = message.allowAll;
+    }
+    if (message.userIds?.length) {
+      obj.userIds = message.userIds;
+    }
+    if (message.apiKeyIds?.length) {
+      obj.apiKeyIds = message.apiKeyIds;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpUserAccess>, I>>(base?: I): McpUserAccess {
+    return McpUserAccess.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpUserAccess>, I>>(object: I): McpUserAccess {
+    const message = createBaseMcpUserAccess();
+    message.allowAll = object.allowAll ?? false;
+    message.userIds = object.userIds?.map((e) => e) || [];
+    message.apiKeyIds = object.apiKeyIds?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseMcpServer(): McpServer {
+  return { name: "", slug: "", mcpIntegrationId: "", status: 0, capabilities: undefined, userAccess: undefined };
+}
+
+export const McpServer: MessageFns<McpServer> = {
+  encode(message: McpServer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.name !== "") {
+      writer.uint32(10).string(message.name);
+    }
+    if (message.slug !== "") {
+      writer.uint32(18).string(message.slug);
+    }
+    if (message.mcpIntegrationId !== "") {
+      writer.uint32(26).string(message.mcpIntegrationId);
+    }
+    if (message.status !== 0) {
+      writer.uint32(32).int32(message.status);
+    }
+    if (message.capabilities !== undefined) {
+      McpCapabilities.encode(message.capabilities, writer.uint32(42).fork()).join();
+    }
+    if (message.userAccess !== undefined) {
+      McpUserAccess.encode(message.userAccess, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpServer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpServer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.slug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mcpIntegrationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.status = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.capabilities = McpCapabilities.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.userAccess = McpUserAccess.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpServer {
+    return {
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      slug: isSet(object.slug) ? globalThis.String(object.slug) : "",
+      mcpIntegrationId: isSet(object.mcpIntegrationId)
+        ? globalThis.String(object.mcpIntegrationId)
+        : isSet(object.mcp_integration_id)
+        ? globalThis.String(object.mcp_integration_id)
+        : "",
+      status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+      capabilities: isSet(object.capabilities) ? McpCapabilities.fromJSON(object.capabilities) : undefined,
+      userAccess: isSet(object.userAccess)
+        ? McpUserAccess.fromJSON(object.userAccess)
+        : isSet(object.user_access)
+        ? McpUserAccess.fromJSON(object.user_access)
+        : undefined,
+    };
+  },
+
+  toJSON(message: McpServer): unknown {
+    const obj: any = {};
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.slug !== "") {
+      obj.slug = message.slug;
+    }
+    if (message.mcpIntegrationId !== "") {
+      obj.mcpIntegrationId = message.mcpIntegrationId;
+    }
+    if (message.status !== 0) {
+      obj.status = entityStatusToJSON(message.status);
+    }
+    if (message.capabilities !== undefined) {
+      obj.capabilities = McpCapabilities.toJSON(message.capabilities);
+    }
+    if (message.userAccess !== undefined) {
+      obj.userAccess = McpUserAccess.toJSON(message.userAccess);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpServer>, I>>(base?: I): McpServer {
+    return McpServer.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpServer>, I>>(object: I): McpServer {
+    const message = createBaseMcpServer();
+    message.name = object.name ?? "";
+    message.slug = object.slug ?? "";
+    message.mcpIntegrationId = object.mcpIntegrationId ?? "";
+    message.status = object.status ?? 0;
+    message.capabilities = (object.capabilities !== undefined && object.capabilities !== null)
+      ? McpCapabilities.fromPartial(object.capabilities)
+      : undefined;
+    message.userAccess = (object.userAccess !== undefined && object.userAccess !== null)
+      ? McpUserAccess.fromPartial(object.userAccess)
+      : undefined;
     return message;
   },
 };

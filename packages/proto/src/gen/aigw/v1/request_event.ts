@@ -383,11 +383,32 @@ export interface RequestEvent {
   promptVersion: number;
   /** The label the request named (`slug@production`); empty when it named none or a version. */
   promptLabel: string;
+  /** Set for requests to an MCP server (`/v1/mcp/<slug>`); unset for provider calls. */
+  mcp?: McpCall | undefined;
 }
 
 export interface RequestEvent_MetadataEntry {
   key: string;
   value: string;
+}
+
+/** What an MCP request did: the server, and the JSON-RPC method and tool of a `tools/call`. */
+export interface McpCall {
+  /** MCP server entity id. */
+  serverId: string;
+  /** MCP server slug (`/v1/mcp/<slug>`). */
+  serverSlug: string;
+  /** MCP integration entity id whose URL and credentials were used. */
+  mcpIntegrationId: string;
+  /**
+   * JSON-RPC method of the (first) request in the message (`tools/call`, `tools/list`, ...);
+   * empty for GET (server stream) and DELETE (session end).
+   */
+  rpcMethod: string;
+  /** Tool name of a `tools/call`; empty otherwise. */
+  tool: string;
+  /** JSON-RPC error code when the answer was an error (the gateway's refusal included); 0 otherwise. */
+  rpcErrorCode: number;
 }
 
 /**
@@ -1769,6 +1790,7 @@ function createBaseRequestEvent(): RequestEvent {
     usageChargesReported: false,
     promptVersion: 0,
     promptLabel: "",
+    mcp: undefined,
   };
 }
 
@@ -1899,6 +1921,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     }
     if (message.promptLabel !== "") {
       writer.uint32(338).string(message.promptLabel);
+    }
+    if (message.mcp !== undefined) {
+      McpCall.encode(message.mcp, writer.uint32(346).fork()).join();
     }
     return writer;
   },
@@ -2255,6 +2280,14 @@ export const RequestEvent: MessageFns<RequestEvent> = {
             message.promptLabel = reader.string();
             continue;
           }
+          case 43: {
+            if (tag !== 346) {
+              break;
+            }
+
+            message.mcp = McpCall.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2454,6 +2487,7 @@ export const RequestEvent: MessageFns<RequestEvent> = {
         : isSet(object.prompt_label)
         ? globalThis.String(object.prompt_label)
         : "",
+      mcp: isSet(object.mcp) ? McpCall.fromJSON(object.mcp) : undefined,
     };
   },
 
@@ -2591,6 +2625,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     if (message.promptLabel !== "") {
       obj.promptLabel = message.promptLabel;
     }
+    if (message.mcp !== undefined) {
+      obj.mcp = McpCall.toJSON(message.mcp);
+    }
     return obj;
   },
 
@@ -2661,6 +2698,7 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     message.usageChargesReported = object.usageChargesReported ?? false;
     message.promptVersion = object.promptVersion ?? 0;
     message.promptLabel = object.promptLabel ?? "";
+    message.mcp = (object.mcp !== undefined && object.mcp !== null) ? McpCall.fromPartial(object.mcp) : undefined;
     return message;
   },
 };
@@ -2746,6 +2784,175 @@ export const RequestEvent_MetadataEntry: MessageFns<RequestEvent_MetadataEntry> 
     const message = createBaseRequestEvent_MetadataEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
+    return message;
+  },
+};
+
+function createBaseMcpCall(): McpCall {
+  return { serverId: "", serverSlug: "", mcpIntegrationId: "", rpcMethod: "", tool: "", rpcErrorCode: 0 };
+}
+
+export const McpCall: MessageFns<McpCall> = {
+  encode(message: McpCall, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.serverId !== "") {
+      writer.uint32(10).string(message.serverId);
+    }
+    if (message.serverSlug !== "") {
+      writer.uint32(18).string(message.serverSlug);
+    }
+    if (message.mcpIntegrationId !== "") {
+      writer.uint32(26).string(message.mcpIntegrationId);
+    }
+    if (message.rpcMethod !== "") {
+      writer.uint32(34).string(message.rpcMethod);
+    }
+    if (message.tool !== "") {
+      writer.uint32(42).string(message.tool);
+    }
+    if (message.rpcErrorCode !== 0) {
+      writer.uint32(48).sint32(message.rpcErrorCode);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): McpCall {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseMcpCall();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.serverId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.serverSlug = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mcpIntegrationId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.rpcMethod = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.rpcErrorCode = reader.sint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): McpCall {
+    return {
+      serverId: isSet(object.serverId)
+        ? globalThis.String(object.serverId)
+        : isSet(object.server_id)
+        ? globalThis.String(object.server_id)
+        : "",
+      serverSlug: isSet(object.serverSlug)
+        ? globalThis.String(object.serverSlug)
+        : isSet(object.server_slug)
+        ? globalThis.String(object.server_slug)
+        : "",
+      mcpIntegrationId: isSet(object.mcpIntegrationId)
+        ? globalThis.String(object.mcpIntegrationId)
+        : isSet(object.mcp_integration_id)
+        ? globalThis.String(object.mcp_integration_id)
+        : "",
+      rpcMethod: isSet(object.rpcMethod)
+        ? globalThis.String(object.rpcMethod)
+        : isSet(object.rpc_method)
+        ? globalThis.String(object.rpc_method)
+        : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
+      rpcErrorCode: isSet(object.rpcErrorCode)
+        ? globalThis.Number(object.rpcErrorCode)
+        : isSet(object.rpc_error_code)
+        ? globalThis.Number(object.rpc_error_code)
+        : 0,
+    };
+  },
+
+  toJSON(message: McpCall): unknown {
+    const obj: any = {};
+    if (message.serverId !== "") {
+      obj.serverId = message.serverId;
+    }
+    if (message.serverSlug !== "") {
+      obj.serverSlug = message.serverSlug;
+    }
+    if (message.mcpIntegrationId !== "") {
+      obj.mcpIntegrationId = message.mcpIntegrationId;
+    }
+    if (message.rpcMethod !== "") {
+      obj.rpcMethod = message.rpcMethod;
+    }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
+    if (message.rpcErrorCode !== 0) {
+      obj.rpcErrorCode = Math.round(message.rpcErrorCode);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<McpCall>, I>>(base?: I): McpCall {
+    return McpCall.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<McpCall>, I>>(object: I): McpCall {
+    const message = createBaseMcpCall();
+    message.serverId = object.serverId ?? "";
+    message.serverSlug = object.serverSlug ?? "";
+    message.mcpIntegrationId = object.mcpIntegrationId ?? "";
+    message.rpcMethod = object.rpcMethod ?? "";
+    message.tool = object.tool ?? "";
+    message.rpcErrorCode = object.rpcErrorCode ?? 0;
     return message;
   },
 };
