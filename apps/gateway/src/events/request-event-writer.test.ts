@@ -133,6 +133,7 @@ function full(overrides: Partial<RequestEvent> = {}): RequestEvent {
       {},
     ],
     usageChargesReported: true,
+    traceParent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     ...overrides,
   });
 }
@@ -177,6 +178,7 @@ function randomEvents(count: number): RequestEvent[] {
         amount: n(),
       })),
       usageChargesReported: rnd() < 0.5,
+      traceParent: rnd() < 0.5 ? '' : `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`,
     });
     events.push(RequestEvent.fromPartial(event as Partial<RequestEvent>));
   }

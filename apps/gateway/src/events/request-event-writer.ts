@@ -228,6 +228,7 @@ export const COVERED_EVENT_FIELDS = [
   'responseSizeBytes',
   'usageCharges',
   'usageChargesReported',
+  'traceParent',
 ] as const;
 
 /** The fields of one RequestEvent (without its own length prefix). Throws Unusual, see above. */
@@ -272,4 +273,5 @@ export function writeRequestEvent(w: ProtoWriter, e: RequestEvent): void {
   w.uint53(t(38, 0), e.responseSizeBytes);
   for (const c of e.usageCharges) usageCharge(w, t(39, 2), c);
   w.bool(t(40, 0), e.usageChargesReported);
+  w.string(t(41, 2), e.traceParent);
 }

@@ -208,5 +208,7 @@ export function buildRequestEvent(
     responseSizeBytes: facts.response.total,
     usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],
     usageChargesReported: facts.usageCharges !== undefined,
+    // Set by the publisher's tracing wrapper (events/trace-parent.ts) when tracing is on.
+    traceParent: '',
   };
 }

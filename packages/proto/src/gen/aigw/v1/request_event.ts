@@ -379,6 +379,12 @@ export interface RequestEvent {
    * request's own fields.
    */
   usageChargesReported: boolean;
+  /**
+   * W3C `traceparent` of the gateway's span for this request when the gateway traces
+   * (OpenTelemetry, docs/tracing.md); empty otherwise. The logger's ingest span continues this trace.
+   * Not `trace_id` (field 3), which is the client-facing `x-service-trace-id`.
+   */
+  traceParent: string;
 }
 
 export interface RequestEvent_MetadataEntry {
@@ -1763,6 +1769,7 @@ function createBaseRequestEvent(): RequestEvent {
     responseSizeBytes: 0,
     usageCharges: [],
     usageChargesReported: false,
+    traceParent: "",
   };
 }
 
@@ -1887,6 +1894,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     }
     if (message.usageChargesReported !== false) {
       writer.uint32(320).bool(message.usageChargesReported);
+    }
+    if (message.traceParent !== "") {
+      writer.uint32(330).string(message.traceParent);
     }
     return writer;
   },
@@ -2227,6 +2237,14 @@ export const RequestEvent: MessageFns<RequestEvent> = {
             message.usageChargesReported = reader.bool();
             continue;
           }
+          case 41: {
+            if (tag !== 330) {
+              break;
+            }
+
+            message.traceParent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2416,6 +2434,11 @@ export const RequestEvent: MessageFns<RequestEvent> = {
         : isSet(object.usage_charges_reported)
         ? globalThis.Boolean(object.usage_charges_reported)
         : false,
+      traceParent: isSet(object.traceParent)
+        ? globalThis.String(object.traceParent)
+        : isSet(object.trace_parent)
+        ? globalThis.String(object.trace_parent)
+        : "",
     };
   },
 
@@ -2547,6 +2570,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     if (message.usageChargesReported !== false) {
       obj.usageChargesReported = message.usageChargesReported;
     }
+    if (message.traceParent !== "") {
+      obj.traceParent = message.traceParent;
+    }
     return obj;
   },
 
@@ -2615,6 +2641,7 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     message.responseSizeBytes = object.responseSizeBytes ?? 0;
     message.usageCharges = object.usageCharges?.map((e) => UsageCharge.fromPartial(e)) || [];
     message.usageChargesReported = object.usageChargesReported ?? false;
+    message.traceParent = object.traceParent ?? "";
     return message;
   },
 };
