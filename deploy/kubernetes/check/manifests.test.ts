@@ -241,6 +241,18 @@ describe.skipIf(!hasKubectl)('deploy/kubernetes', () => {
     });
   });
 
+  it('the rules catch a migration Job whose ConfigMap the first release step would not apply', () => {
+    const objects = clone(rendered.get('overlays/production') ?? []);
+    const cm = objects.find(
+      (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('aigw-control-plane-'),
+    );
+    if (!cm?.metadata.labels) throw new Error('no labelled control-plane ConfigMap');
+    delete cm.metadata.labels['aigw.io/step'];
+    expect(checkRules(objects, options)).toEqual([
+      `Job/aigw-control-plane-migrate: ConfigMap ${cm.metadata.name} lacks aigw.io/step=migrate (the first step would not create it)`,
+    ]);
+  });
+
   it('validates: a wrong type fails the schema check', async () => {
     const objects = clone(rendered.get('overlays/dev') ?? []);
     deployment(objects, 'aigw-gateway').spec.replicas = 'two';

@@ -318,12 +318,36 @@ export function checkApps(objects: readonly K8sObject[], options: RuleOptions): 
       for (const job of jobs)
         for (const jc of job.spec.containers ?? [])
           problems.push(...checkSettings(objects, app, job, jc, options).problems);
+      // `kubectl apply -l aigw.io/step=migrate` (the release's first step) must bring what the Job uses.
+      for (const job of jobs) problems.push(...checkMigrateStep(objects, job));
     } else if (app.migrates && setting('MIGRATE_ON_START') !== true) {
       problems.push(`${app.app}: MIGRATE_ON_START is off and the app has no migrate command`);
     }
 
     if (app.app === 'gateway') problems.push(...checkGateway(objects, t, c, setting));
   }
+  return problems;
+}
+
+export const STEP_LABEL = 'aigw.io/step';
+
+/** The Job, its ServiceAccount and ConfigMaps carry the migrate step label (docs/deploy.md "Deploying"). */
+function checkMigrateStep(objects: readonly K8sObject[], job: PodTemplate): string[] {
+  const problems: string[] = [];
+  const labelled = (o: K8sObject | undefined) => o?.metadata.labels?.[STEP_LABEL] === 'migrate';
+  const at = `Job/${job.owner.metadata.name}`;
+  if (!labelled(job.owner)) problems.push(`${at}: no ${STEP_LABEL}=migrate label`);
+  const account = job.spec.serviceAccountName;
+  if (account && !labelled(find(objects, 'ServiceAccount', account)))
+    problems.push(
+      `${at}: ServiceAccount ${account} lacks ${STEP_LABEL}=migrate (the first step would not create it)`,
+    );
+  for (const c of job.spec.containers ?? [])
+    for (const from of c.envFrom ?? [])
+      if (from.configMapRef && !labelled(find(objects, 'ConfigMap', from.configMapRef.name)))
+        problems.push(
+          `${at}: ConfigMap ${from.configMapRef.name} lacks ${STEP_LABEL}=migrate (the first step would not create it)`,
+        );
   return problems;
 }
 
