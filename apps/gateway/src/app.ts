@@ -15,11 +15,12 @@ import {
   natsReadiness,
   type ReadinessCheck,
 } from '@aigw/runtime';
+import { telemetryEnabled } from '@aigw/telemetry';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Redis } from 'ioredis';
 import { accessFromConfig } from './access/index.js';
 import type { GatewayConfig } from './config.js';
-import { createEventPublisher, type EventPublisher } from './events/index.js';
+import { createEventPublisher, type EventPublisher, publishWithTraceParent } from './events/index.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';
 import { createLimits } from './limits/index.js';
 import { createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
@@ -176,7 +177,9 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
       const access = snapshots && accessFromConfig(config, snapshots, log);
       const pipeline = createGatewayPipeline({
         config,
-        publish: (event) => publisher.publish(event),
+        publish: telemetryEnabled()
+          ? publishWithTraceParent((event) => publisher.publish(event))
+          : (event) => publisher.publish(event),
         instanceId,
         log,
         redis,

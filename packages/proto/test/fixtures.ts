@@ -278,6 +278,7 @@ export const requestEvent: RequestEvent = {
     tool: 'forecast',
     rpcErrorCode: -32601,
   },
+  traceParent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
 };
 
 export const auditEvent: AuditEvent = {

@@ -7,3 +7,4 @@ export {
   type EventPublisher,
   type EventPublisherOptions,
 } from './event-publisher.js';
+export { publishWithTraceParent } from './trace-parent.js';

@@ -142,6 +142,7 @@ function full(overrides: Partial<RequestEvent> = {}): RequestEvent {
       tool: 't'.repeat(130),
       rpcErrorCode: -2_147_483_648,
     },
+    traceParent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     ...overrides,
   });
 }
@@ -197,6 +198,7 @@ function randomEvents(count: number): RequestEvent[] {
               tool: text(),
               rpcErrorCode: pick([0, -32602, -32601, 1, 2_147_483_647, -1]),
             },
+      traceParent: rnd() < 0.5 ? '' : `00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-01`,
     });
     events.push(RequestEvent.fromPartial(event as Partial<RequestEvent>));
   }

@@ -247,6 +247,7 @@ export const COVERED_EVENT_FIELDS = [
   'promptVersion',
   'promptLabel',
   'mcp',
+  'traceParent',
 ] as const;
 
 /** The fields of one RequestEvent (without its own length prefix). Throws Unusual, see above. */
@@ -294,4 +295,5 @@ export function writeRequestEvent(w: ProtoWriter, e: RequestEvent): void {
   w.uint32(t(41, 0), e.promptVersion);
   w.string(t(42, 2), e.promptLabel);
   mcpCall(w, t(43, 2), e.mcp);
+  w.string(t(44, 2), e.traceParent);
 }

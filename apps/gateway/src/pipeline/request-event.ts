@@ -224,5 +224,7 @@ export function buildRequestEvent(
     usageCharges: facts.usageCharges ? [...facts.usageCharges()] : [],
     usageChargesReported: facts.usageCharges !== undefined,
     mcp: facts.mcp ? { ...facts.mcp } : undefined,
+    // Set by the publisher's tracing wrapper (events/trace-parent.ts) when tracing is on.
+    traceParent: '',
   };
 }

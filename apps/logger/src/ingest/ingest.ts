@@ -1,5 +1,6 @@
 // The logger's consumers (requests, audit) on one NATS connection, and their lag.
 import type { Logger } from '@aigw/runtime';
+import { telemetryEnabled } from '@aigw/telemetry';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { Kysely } from 'kysely';
 import type { Registry } from 'prom-client';
@@ -9,6 +10,7 @@ import { ingestMetrics } from './ingest-metrics.js';
 import type { Sink } from './sink.js';
 import { auditSink, requestSink } from './sinks.js';
 import { type ConsumerSettings, type StreamConsumer, startStreamConsumer } from './stream-consumer.js';
+import { tracedRequestSink } from './traced-request-sink.js';
 
 export interface IngestOptions {
   readonly db: Kysely<LogsDatabase>;
@@ -53,7 +55,8 @@ export async function startIngest(options: IngestOptions): Promise<Ingest> {
     consumers.push({ name: sink.name, consumer });
   };
   try {
-    await start(options.streams.requests.name, CONSUMER_NAMES.requests, requestSink);
+    const requests = telemetryEnabled() ? tracedRequestSink(requestSink) : requestSink;
+    await start(options.streams.requests.name, CONSUMER_NAMES.requests, requests);
     if (options.audit) await start(options.streams.audit.name, CONSUMER_NAMES.audit, auditSink);
   } catch (err) {
     await Promise.all(consumers.map((c) => c.consumer.stop()));

@@ -384,7 +384,15 @@ export interface RequestEvent {
   /** The label the request named (`slug@production`); empty when it named none or a version. */
   promptLabel: string;
   /** Set for requests to an MCP server (`/v1/mcp/<slug>`); unset for provider calls. */
-  mcp?: McpCall | undefined;
+  mcp?:
+    | McpCall
+    | undefined;
+  /**
+   * W3C `traceparent` of the gateway's span for this request when the gateway traces
+   * (OpenTelemetry, docs/tracing.md); empty otherwise. The logger's ingest span continues this trace.
+   * Not `trace_id` (field 3), which is the client-facing `x-service-trace-id`.
+   */
+  traceParent: string;
 }
 
 export interface RequestEvent_MetadataEntry {
@@ -1791,6 +1799,7 @@ function createBaseRequestEvent(): RequestEvent {
     promptVersion: 0,
     promptLabel: "",
     mcp: undefined,
+    traceParent: "",
   };
 }
 
@@ -1924,6 +1933,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     }
     if (message.mcp !== undefined) {
       McpCall.encode(message.mcp, writer.uint32(346).fork()).join();
+    }
+    if (message.traceParent !== "") {
+      writer.uint32(354).string(message.traceParent);
     }
     return writer;
   },
@@ -2288,6 +2300,14 @@ export const RequestEvent: MessageFns<RequestEvent> = {
             message.mcp = McpCall.decode(reader, reader.uint32());
             continue;
           }
+          case 44: {
+            if (tag !== 354) {
+              break;
+            }
+
+            message.traceParent = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2488,6 +2508,11 @@ export const RequestEvent: MessageFns<RequestEvent> = {
         ? globalThis.String(object.prompt_label)
         : "",
       mcp: isSet(object.mcp) ? McpCall.fromJSON(object.mcp) : undefined,
+      traceParent: isSet(object.traceParent)
+        ? globalThis.String(object.traceParent)
+        : isSet(object.trace_parent)
+        ? globalThis.String(object.trace_parent)
+        : "",
     };
   },
 
@@ -2628,6 +2653,9 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     if (message.mcp !== undefined) {
       obj.mcp = McpCall.toJSON(message.mcp);
     }
+    if (message.traceParent !== "") {
+      obj.traceParent = message.traceParent;
+    }
     return obj;
   },
 
@@ -2699,6 +2727,7 @@ export const RequestEvent: MessageFns<RequestEvent> = {
     message.promptVersion = object.promptVersion ?? 0;
     message.promptLabel = object.promptLabel ?? "";
     message.mcp = (object.mcp !== undefined && object.mcp !== null) ? McpCall.fromPartial(object.mcp) : undefined;
+    message.traceParent = object.traceParent ?? "";
     return message;
   },
 };
