@@ -11,6 +11,7 @@ import type { ServiceHeaders } from '../request/service-headers.js';
 import { BodyCapture } from '../upstream/capture.js';
 import type { CheckedHost } from '../upstream/custom-host-cache.js';
 import type { ForwardResult } from '../upstream/forward.js';
+import type { Translation } from '../translate/translation.js';
 import type { ResponseFacts } from '../upstream/usage.js';
 import type { RequestFacts } from './request-event.js';
 
@@ -69,6 +70,8 @@ export interface RequestContext {
   turnCharges: (() => readonly UsageCharge[]) | undefined;
   /** Usage a stage read itself (the stream usage the client did not ask for, realtime turns). */
   usage: ResponseFacts | undefined;
+  /** The request is sent in the provider's own API and its answer translated back (translate-request.ts). */
+  translation: Translation | undefined;
 }
 
 export const V1 = '/v1';
@@ -125,5 +128,6 @@ export function createContext(
     usageInjected: false,
     turnCharges: undefined,
     usage: undefined,
+    translation: undefined,
   };
 }
