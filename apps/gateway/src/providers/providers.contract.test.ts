@@ -206,7 +206,7 @@ describe('cohere (custom host <mock>)', () => {
     expect(sent.recorded.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
   });
 
-  it('sends v2 /v2/chat 1:1: the mock does not know it (404) but records path, auth and body', async () => {
+  it('sends v2 /v2/chat 1:1 with path, auth and body unchanged', async () => {
     const sent = await call({
       provider: 'cohere',
       hostPath: '',
@@ -214,8 +214,8 @@ describe('cohere (custom host <mock>)', () => {
       headers: bearerAuth(KEYS.openai),
       body: { model: 'command-r-plus', messages: [{ role: 'user', content: 'hi' }] },
     });
-    expect(sent.status).toBe(404);
-    expect(sent.recorded).toMatchObject({ provider: 'mock', method: 'POST', path: '/v2/chat' });
+    expect(sent.status).toBe(200);
+    expect(sent.recorded).toMatchObject({ provider: 'cohere', method: 'POST', path: '/v2/chat' });
     expect(sent.recorded.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
     expect(sent.recorded.body.toString()).toBe(sent.bodyText);
   });

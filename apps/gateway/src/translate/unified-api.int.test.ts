@@ -94,7 +94,7 @@ describe('unified API: OpenAI chat completions to every provider', () => {
         outputTokens: completion.usage?.completion_tokens,
         estimated: false,
       });
-      expect(event.provider).toBe(t.headers['x-service-provider']);
+      expect(event.provider?.type).toBe(t.headers['x-service-provider']);
     });
 
     test(`${name}: streaming, usage in the last chunk`, async () => {
