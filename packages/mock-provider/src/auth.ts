@@ -1,10 +1,25 @@
 // Key and token checks for OpenAI, Anthropic, Azure and Google (Vertex), with each provider's own errors.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MockState } from './context.js';
-import { anthropicError, azureError, cohereError, googleError, openaiError, type ProviderError } from './errors.js';
+import {
+  anthropicError,
+  azureError,
+  cohereError,
+  googleError,
+  openaiError,
+  type ProviderError,
+} from './errors.js';
 import type { KeyedProvider } from './types.js';
 
-export type AuthKind = 'openai' | 'anthropic' | 'azure' | 'google' | 'google-key' | 'cohere' | 'sigv4' | 'none';
+export type AuthKind =
+  | 'openai'
+  | 'anthropic'
+  | 'azure'
+  | 'google'
+  | 'google-key'
+  | 'cohere'
+  | 'sigv4'
+  | 'none';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name];
@@ -93,12 +108,15 @@ export function checkGoogleAuth(state: MockState, headers: IncomingHttpHeaders):
 }
 
 /** Google AI Studio: the API key in `x-goog-api-key` (Google's SDKs send it there). */
-export function checkGoogleKeyAuth(state: MockState, headers: IncomingHttpHeaders): ProviderError | undefined {
+export function checkGoogleKeyAuth(
+  state: MockState,
+  headers: IncomingHttpHeaders,
+): ProviderError | undefined {
   const key = header(headers, 'x-goog-api-key');
   if (key === undefined) {
     return googleError(
       403,
-      'Method doesn\'t allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.',
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
       'PERMISSION_DENIED',
     );
   }

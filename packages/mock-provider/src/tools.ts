@@ -42,7 +42,8 @@ export function anthropicOffer(body: Json): ToolOffer {
   const content = list(lastOf(body.messages)?.content);
   return {
     names: list(body.tools).map((t) => String(obj(t)?.name ?? '')),
-    choice: choice?.type === 'tool' ? { tool: String(choice.name) } : choice?.type === 'none' ? 'none' : undefined,
+    choice:
+      choice?.type === 'tool' ? { tool: String(choice.name) } : choice?.type === 'none' ? 'none' : undefined,
     afterResult: content.some((b) => obj(b)?.type === 'tool_result'),
   };
 }
@@ -85,7 +86,11 @@ export function openaiOffer(body: Json): ToolOffer {
   return {
     names: list(body.tools).map((t) => String(obj(obj(t)?.function)?.name ?? '')),
     choice:
-      typeof forced === 'string' ? { tool: forced } : choice === 'none' || choice === 'NONE' ? 'none' : undefined,
+      typeof forced === 'string'
+        ? { tool: forced }
+        : choice === 'none' || choice === 'NONE'
+          ? 'none'
+          : undefined,
     afterResult: lastOf(body.messages)?.role === 'tool',
   };
 }

@@ -61,14 +61,14 @@ function messages(req: ChatRequest): Json[] {
       push('user', [{ type: 'tool_result', tool_use_id: turn.toolCallId, content: turn.content }]);
     } else {
       const content = blocks(turn.parts);
-      turn.toolCalls.forEach((call, j) =>
+      for (const [j, call] of turn.toolCalls.entries()) {
         content.push({
           type: 'tool_use',
           id: call.id,
           name: call.name,
           input: parseArguments(call.arguments, `messages[${i}].tool_calls[${j}].function.arguments`),
-        }),
-      );
+        });
+      }
       push('assistant', content);
     }
   });
@@ -99,7 +99,10 @@ export function anthropicRequest(req: ChatRequest, target: AnthropicTarget = {})
   let choice: Json | undefined;
   if (jsonByTool(req)) {
     if (tools.length > 0) {
-      throw new TranslationError('response_format', 'response_format with tools is not supported by anthropic');
+      throw new TranslationError(
+        'response_format',
+        'response_format with tools is not supported by anthropic',
+      );
     }
     const format = req.responseFormat;
     tools.push({
@@ -118,7 +121,8 @@ export function anthropicRequest(req: ChatRequest, target: AnthropicTarget = {})
           : { type: c.kind };
   }
   if (tools.length > 0) body.tools = tools;
-  if (req.serialTools && tools.length > 0) choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  if (req.serialTools && tools.length > 0)
+    choice = { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
   if (choice) body.tool_choice = choice;
   return body;
 }

@@ -33,7 +33,10 @@ const IMAGE_FORMATS: Record<string, string> = {
 function block(part: Part, at: string): Json {
   if (part.kind === 'text') return { text: part.text };
   if (part.data === undefined) {
-    throw new TranslationError(at, 'image URLs are not supported by bedrock: send the image as a base64 data URL');
+    throw new TranslationError(
+      at,
+      'image URLs are not supported by bedrock: send the image as a base64 data URL',
+    );
   }
   const format =
     IMAGE_FORMATS[part.mediaType] ?? fail(at, `image type ${part.mediaType} is not supported by bedrock`);
@@ -53,20 +56,24 @@ function messages(req: ChatRequest): Json[] {
   };
   req.turns.forEach((turn, i) => {
     const at = `messages[${i}].content`;
-    if (turn.role === 'user') push('user', turn.parts.map((p) => block(p, at)));
+    if (turn.role === 'user')
+      push(
+        'user',
+        turn.parts.map((p) => block(p, at)),
+      );
     else if (turn.role === 'tool') {
       push('user', [{ toolResult: { toolUseId: turn.toolCallId, content: [{ text: turn.content }] } }]);
     } else {
       const content = turn.parts.map((p) => block(p, at));
-      turn.toolCalls.forEach((call, j) =>
+      for (const [j, call] of turn.toolCalls.entries()) {
         content.push({
           toolUse: {
             toolUseId: call.id,
             name: call.name,
             input: parseArguments(call.arguments, `messages[${i}].tool_calls[${j}].function.arguments`),
           },
-        }),
-      );
+        });
+      }
       push('assistant', content);
     }
   });
@@ -107,7 +114,8 @@ export function converseRequest(req: ChatRequest): Json {
   } else if (req.toolChoice) {
     const c = req.toolChoice;
     if (c.kind === 'none') fail('tool_choice', 'tool_choice "none" is not supported by bedrock');
-    choice = c.kind === 'required' ? { any: {} } : c.kind === 'tool' ? { tool: { name: c.name } } : { auto: {} };
+    choice =
+      c.kind === 'required' ? { any: {} } : c.kind === 'tool' ? { tool: { name: c.name } } : { auto: {} };
   }
   if (tools.length > 0) body.toolConfig = { tools, ...(choice ? { toolChoice: choice } : {}) };
   return body;

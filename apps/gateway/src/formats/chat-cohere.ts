@@ -32,7 +32,11 @@ function messages(req: ChatRequest): Json[] {
   for (const turn of req.turns) {
     if (turn.role === 'user') out.push({ role: 'user', content: content(turn.parts) });
     else if (turn.role === 'tool') {
-      out.push({ role: 'tool', tool_call_id: turn.toolCallId, content: [{ type: 'text', text: turn.content }] });
+      out.push({
+        role: 'tool',
+        tool_call_id: turn.toolCallId,
+        content: [{ type: 'text', text: turn.content }],
+      });
     } else {
       const m: Json = { role: 'assistant' };
       if (turn.parts.length > 0) m.content = content(turn.parts);
@@ -52,7 +56,10 @@ function messages(req: ChatRequest): Json[] {
 export function cohereRequest(req: ChatRequest): Json {
   refuseUnmapped(req, 'cohere');
   if (req.serialTools) {
-    throw new TranslationError('parallel_tool_calls', 'parallel_tool_calls: false is not supported by cohere');
+    throw new TranslationError(
+      'parallel_tool_calls',
+      'parallel_tool_calls: false is not supported by cohere',
+    );
   }
   const body: Json = { model: req.model, messages: messages(req) };
   if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
@@ -78,7 +85,8 @@ export function cohereRequest(req: ChatRequest): Json {
   if (c?.kind === 'none') body.tool_choice = 'NONE';
   const format = req.responseFormat;
   if (format.kind === 'json_object') body.response_format = { type: 'json_object' };
-  if (format.kind === 'json_schema') body.response_format = { type: 'json_object', json_schema: format.schema };
+  if (format.kind === 'json_schema')
+    body.response_format = { type: 'json_object', json_schema: format.schema };
   return body;
 }
 

@@ -105,7 +105,10 @@ export function geminiRequest(req: ChatRequest): Json {
   }
   if (req.serialTools) {
     // Gemini has no switch for one call at a time.
-    throw new TranslationError('parallel_tool_calls', 'parallel_tool_calls: false is not supported by gemini');
+    throw new TranslationError(
+      'parallel_tool_calls',
+      'parallel_tool_calls: false is not supported by gemini',
+    );
   }
   return body;
 }

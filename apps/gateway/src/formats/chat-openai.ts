@@ -127,7 +127,8 @@ function imagePart(part: Json, at: string): Part {
   const url = str(image?.url) ?? fail(`${at}.image_url.url`, 'an image part needs image_url.url');
   const data = DATA_URL.exec(url);
   if (data) return { kind: 'image', mediaType: data[1] as string, data: data[2] as string };
-  if (!/^https?:\/\//i.test(url)) fail(`${at}.image_url.url`, 'an image URL must be http(s) or a base64 data URL');
+  if (!/^https?:\/\//i.test(url))
+    fail(`${at}.image_url.url`, 'an image URL must be http(s) or a base64 data URL');
   const ext = /\.([a-z]+)(?:[?#]|$)/i.exec(new URL(url).pathname)?.[1]?.toLowerCase() ?? '';
   return { kind: 'image', url, mediaType: EXT_TYPES[ext] ?? 'image/jpeg' };
 }
@@ -142,7 +143,10 @@ function parts(content: unknown, at: string, images: boolean): Part[] {
       return { kind: 'text', text: str(part.text) ?? fail(`${at}[${i}].text`, 'a text part needs text') };
     }
     if (part.type === 'image_url' && images) return imagePart(part, `${at}[${i}]`);
-    return fail(`${at}[${i}].type`, `content parts of type ${JSON.stringify(part.type)} are not supported here`);
+    return fail(
+      `${at}[${i}].type`,
+      `content parts of type ${JSON.stringify(part.type)} are not supported here`,
+    );
   });
 }
 
@@ -215,7 +219,8 @@ function tools(value: unknown): ToolDef[] {
   return value.map((item, i) => {
     const tool = obj(item);
     const fn = obj(tool?.function);
-    if (tool?.type !== 'function' || !fn) return fail(`tools[${i}]`, 'only function tools are supported here');
+    if (tool?.type !== 'function' || !fn)
+      return fail(`tools[${i}]`, 'only function tools are supported here');
     return {
       name: str(fn.name) ?? fail(`tools[${i}].function.name`, 'a tool needs a name'),
       description: str(fn.description),

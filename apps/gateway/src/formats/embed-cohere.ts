@@ -1,7 +1,12 @@
 // OpenAI embeddings <-> Cohere embed: the v2 API (`POST /v2/embed`, `embeddings.float`) and Cohere
 // models on Bedrock InvokeModel (`texts`, `embeddings` a list of vectors or by type).
 import { TranslationError } from './chat-openai.js';
-import { type EmbeddingsRequest, embeddingsJson, refuseUnmappedEmbeddings, vectorOf } from './embeddings-openai.js';
+import {
+  type EmbeddingsRequest,
+  embeddingsJson,
+  refuseUnmappedEmbeddings,
+  vectorOf,
+} from './embeddings-openai.js';
 import { num, obj } from './json.js';
 import type { Json } from './types.js';
 
@@ -23,7 +28,10 @@ export function cohereEmbedAnswer(body: Json, req: EmbeddingsRequest): Json {
   const list = Array.isArray(embeddings) ? embeddings : obj(embeddings)?.float;
   const vectors = (Array.isArray(list) ? list : []).map(vectorOf);
   if (vectors.length !== req.inputs.length || vectors.some((v) => v === undefined)) {
-    throw new TranslationError('input', `cohere answered ${vectors.length} embeddings for ${req.inputs.length} inputs`);
+    throw new TranslationError(
+      'input',
+      `cohere answered ${vectors.length} embeddings for ${req.inputs.length} inputs`,
+    );
   }
   const billed = obj(obj(body.meta)?.billed_units);
   const tokens = num(billed?.input_tokens);

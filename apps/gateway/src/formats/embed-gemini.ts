@@ -1,7 +1,12 @@
 // OpenAI embeddings <-> Gemini: Google AI Studio `batchEmbedContents` (one request per input, no
 // usage reported) and Vertex AI `predict` (instances, `statistics.token_count` per prediction).
 import { TranslationError } from './chat-openai.js';
-import { type EmbeddingsRequest, embeddingsJson, refuseUnmappedEmbeddings, vectorOf } from './embeddings-openai.js';
+import {
+  type EmbeddingsRequest,
+  embeddingsJson,
+  refuseUnmappedEmbeddings,
+  vectorOf,
+} from './embeddings-openai.js';
 import { num, obj } from './json.js';
 import type { Json } from './types.js';
 
@@ -27,7 +32,11 @@ function vectors(list: unknown, read: (item: Json) => unknown, count: number): n
 }
 
 export function geminiEmbedAnswer(body: Json, req: EmbeddingsRequest): Json {
-  return embeddingsJson(req, vectors(body.embeddings, (e) => e.values, req.inputs.length), undefined);
+  return embeddingsJson(
+    req,
+    vectors(body.embeddings, (e) => e.values, req.inputs.length),
+    undefined,
+  );
 }
 
 export function vertexEmbedRequest(req: EmbeddingsRequest): Json {

@@ -1,7 +1,12 @@
 // OpenAI embeddings <-> Amazon Titan text embeddings on Bedrock InvokeModel: one `inputText` a call
 // (a list of several inputs is refused), `embedding` and `inputTextTokenCount` back.
 import { TranslationError } from './chat-openai.js';
-import { type EmbeddingsRequest, embeddingsJson, refuseUnmappedEmbeddings, vectorOf } from './embeddings-openai.js';
+import {
+  type EmbeddingsRequest,
+  embeddingsJson,
+  refuseUnmappedEmbeddings,
+  vectorOf,
+} from './embeddings-openai.js';
 import { num } from './json.js';
 import type { Json } from './types.js';
 
@@ -10,7 +15,10 @@ export function titanEmbedRequest(req: EmbeddingsRequest): Json {
   if (req.inputs.length !== 1) {
     throw new TranslationError('input', 'Titan embeddings take one input a request: send a string');
   }
-  return { inputText: req.inputs[0], ...(req.dimensions === undefined ? {} : { dimensions: req.dimensions }) };
+  return {
+    inputText: req.inputs[0],
+    ...(req.dimensions === undefined ? {} : { dimensions: req.dimensions }),
+  };
 }
 
 export function titanEmbedAnswer(body: Json, req: EmbeddingsRequest): Json {

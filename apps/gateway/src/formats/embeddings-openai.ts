@@ -26,10 +26,17 @@ export function readEmbeddingsRequest(json: unknown): EmbeddingsRequest {
   const input = body.input;
   const inputs = typeof input === 'string' ? [input] : input;
   if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((i) => typeof i === 'string')) {
-    throw new TranslationError('input', 'input must be a string or a non-empty list of strings (token arrays are not translated)');
+    throw new TranslationError(
+      'input',
+      'input must be a string or a non-empty list of strings (token arrays are not translated)',
+    );
   }
   const dimensions = body.dimensions;
-  if (dimensions !== undefined && dimensions !== null && (!Number.isInteger(dimensions) || (dimensions as number) < 1)) {
+  if (
+    dimensions !== undefined &&
+    dimensions !== null &&
+    (!Number.isInteger(dimensions) || (dimensions as number) < 1)
+  ) {
     throw new TranslationError('dimensions', 'dimensions must be a positive integer');
   }
   const format = body.encoding_format;
@@ -46,17 +53,24 @@ export function readEmbeddingsRequest(json: unknown): EmbeddingsRequest {
 }
 
 /** Refuses what neither the reader nor the provider module maps. */
-export function refuseUnmappedEmbeddings(req: EmbeddingsRequest, provider: string, extra: readonly string[] = []): void {
+export function refuseUnmappedEmbeddings(
+  req: EmbeddingsRequest,
+  provider: string,
+  extra: readonly string[] = [],
+): void {
   for (const key of req.present) {
     if (READ.has(key) || extra.includes(key)) continue;
-    throw new TranslationError(key, `${key} is not supported when an OpenAI embeddings request is translated for ${provider}`);
+    throw new TranslationError(
+      key,
+      `${key} is not supported when an OpenAI embeddings request is translated for ${provider}`,
+    );
   }
 }
 
 /** Float32 little-endian, base64: what OpenAI sends for `encoding_format: "base64"`. */
 function base64Of(vector: readonly number[]): string {
   const buf = Buffer.alloc(vector.length * 4);
-  vector.forEach((v, i) => buf.writeFloatLE(v, i * 4));
+  for (const [i, v] of vector.entries()) buf.writeFloatLE(v, i * 4);
   return buf.toString('base64');
 }
 

@@ -1,6 +1,6 @@
 // Golden files of the unified API's translations (testdata/translate): each OpenAI request of
 // `requests/` as each provider's body, and each provider's documented answers, stream events and
-// errors as OpenAI's. `UPDATE_GOLDEN=1` rewrites the .out.json files (review the diff).
+// errors as OpenAI's. `UPDATE_GOLDEN=1` rewrites the .out.json files (review the diff, then format them).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -64,12 +64,12 @@ const requests = readdirSync(join(root, 'requests')).filter((f) => f.endsWith('.
 const request = (name: string) => readChatRequest(read(join(root, 'requests', `${name}.json`)));
 const stable = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** Compared as JSON values: the files may be formatted by the formatter after an update. */
 function golden(dir: string, name: string, value: unknown): void {
   const out = join(dir, `${name}.out.json`);
-  const got = stable(value);
-  if (update) writeFileSync(out, got);
+  if (update) writeFileSync(out, stable(value));
   expect(existsSync(out), `${out} is missing: run with UPDATE_GOLDEN=1`).toBe(true);
-  expect(got).toBe(readFileSync(out, 'utf8'));
+  expect(JSON.parse(stable(value))).toEqual(JSON.parse(readFileSync(out, 'utf8')));
 }
 
 for (const [name, api] of Object.entries(APIS)) {
@@ -90,14 +90,19 @@ for (const [name, api] of Object.entries(APIS)) {
     }
     const cases = readdirSync(dir).filter((f) => f.endsWith('.in.json'));
     it('has answer, stream and error cases', () => {
-      for (const kind of ['answer-', 'stream-', 'error-']) expect(cases.some((f) => f.startsWith(kind))).toBe(true);
+      for (const kind of ['answer-', 'stream-', 'error-'])
+        expect(cases.some((f) => f.startsWith(kind))).toBe(true);
     });
     for (const file of cases) {
       const base = file.replace(/\.in\.json$/, '');
       it(base, () => {
         const input = read(join(dir, file));
         if (base.startsWith('error-')) {
-          golden(dir, base, api.error(input.status as number, input.body, input.errorType as string | undefined));
+          golden(
+            dir,
+            base,
+            api.error(input.status as number, input.body, input.errorType as string | undefined),
+          );
           return;
         }
         const req = request(input.request as string);

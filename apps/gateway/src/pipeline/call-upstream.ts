@@ -2,12 +2,12 @@
 // ways (upstream/forward.ts), with what stream-usage.ts added taken back out of the answer.
 import type { ServerResponse } from 'node:http';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
+import { teeTo } from '../translate/tee.js';
+import type { Translation } from '../translate/translation.js';
 import { forward } from '../upstream/forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
 import { injectedUsageFilter } from './stream-usage.js';
-import { teeTo } from '../translate/tee.js';
-import type { Translation } from '../translate/translation.js';
 
 export interface CallDeps {
   readonly idleTimeoutMs: number;
@@ -92,7 +92,11 @@ async function callTranslated(
     body: sent.body,
     json: sent.routeJson,
   });
-  const headers = upstreamHeaders(clientHeadersForProvider(ctx.req.headers), upstream, service.forwardHeaders);
+  const headers = upstreamHeaders(
+    clientHeadersForProvider(ctx.req.headers),
+    upstream,
+    service.forwardHeaders,
+  );
   if (managed) Object.assign(headers, managed.setHeaders);
   headers['content-type'] = 'application/json';
   headers['content-length'] = String(sent.body.length);

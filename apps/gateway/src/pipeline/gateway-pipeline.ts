@@ -26,8 +26,8 @@ import { createRealtimeRelay } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
 import { resolveRoute } from './resolve-route.js';
-import { translateRequest } from './translate-request.js';
 import { type Publish, settleAndPublish } from './settle.js';
+import { translateRequest } from './translate-request.js';
 
 export interface PipelineDeps {
   readonly config: GatewayConfig;

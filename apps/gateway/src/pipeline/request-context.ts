@@ -8,10 +8,10 @@ import type { ManagedTarget, RequestAccess } from '../access/index.js';
 import type { Admission } from '../limits/index.js';
 import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
+import type { Translation } from '../translate/translation.js';
 import { BodyCapture } from '../upstream/capture.js';
 import type { CheckedHost } from '../upstream/custom-host-cache.js';
 import type { ForwardResult } from '../upstream/forward.js';
-import type { Translation } from '../translate/translation.js';
 import type { ResponseFacts } from '../upstream/usage.js';
 import type { RequestFacts } from './request-event.js';
 

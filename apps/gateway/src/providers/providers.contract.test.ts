@@ -230,7 +230,10 @@ describe('google (custom host <mock>)', () => {
       headers: bearerAuth(KEYS.openai),
       body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
     });
-    expect(sent.recorded).toMatchObject({ method: 'POST', path: '/v1beta/models/gemini-2.0-flash:generateContent' });
+    expect(sent.recorded).toMatchObject({
+      method: 'POST',
+      path: '/v1beta/models/gemini-2.0-flash:generateContent',
+    });
     expect(sent.recorded.headers['x-goog-api-key']).toBe(KEYS.openai);
     expect(sent.recorded.headers.authorization).toBeUndefined();
     expect(sent.recorded.body.toString()).toBe(sent.bodyText);

@@ -12,7 +12,6 @@ import {
   guardrailStatus,
   isGuardrailRunnerDisabled,
 } from '../guardrails/index.js';
-import { translatedExchange } from '../translate/translated-exchange.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import type { ConfigRequest } from './config-request.js';
 import { leafTarget } from './leaf-target.js';
@@ -20,6 +19,7 @@ import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream
 import type { StrategyOutcome } from './strategy.js';
 import { isEventStream, streamText } from './stream-text.js';
 import type { TargetAdmissions } from './target-admissions.js';
+import { translatedExchange } from './translated-exchange.js';
 import { callUpstream, readAnswer, type UpstreamExchange } from './upstream-call.js';
 
 export interface AttemptRecord {

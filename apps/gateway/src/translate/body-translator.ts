@@ -67,7 +67,11 @@ export function errorBody(
     const parsed = parse(body);
     const fields =
       parsed === undefined
-        ? { message: body.toString('utf8').slice(0, 500) || `the provider answered ${status}`, type: errorType(status), code: null }
+        ? {
+            message: body.toString('utf8').slice(0, 500) || `the provider answered ${status}`,
+            type: errorType(status),
+            code: null,
+          }
         : read(status, parsed, Array.isArray(typeHeader) ? typeHeader[0] : typeHeader);
     return errorEnvelope(fields);
   });
@@ -75,7 +79,11 @@ export function errorBody(
 
 /** An answer the provider sent that is not what its API documents: a 502-worthy envelope in the body. */
 function unreadable(what: string): Json {
-  return errorEnvelope({ message: `the provider's ${what} could not be translated`, type: 'api_error', code: 'translation_failed' });
+  return errorEnvelope({
+    message: `the provider's ${what} could not be translated`,
+    type: 'api_error',
+    code: 'translation_failed',
+  });
 }
 
 const sse = (chunk: Json) => Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
@@ -153,7 +161,8 @@ export function chatBody(
   headers: IncomingHttpHeaders,
 ): BodyTranslator {
   const type = headers['content-type'] ?? '';
-  if (type.startsWith('text/event-stream')) return new SseChat(new ChatEvents(codec.stream(req, id, created)));
+  if (type.startsWith('text/event-stream'))
+    return new SseChat(new ChatEvents(codec.stream(req, id, created)));
   if (type.startsWith('application/vnd.amazon.eventstream')) {
     return new AwsChat(new ChatEvents(codec.stream(req, id, created)));
   }

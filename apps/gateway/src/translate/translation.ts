@@ -4,15 +4,21 @@
 // Used by plain calls (pipeline/translate-request.ts) and config leaves (routing/leaf-upstream.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { TranslationError } from '../formats/chat-openai.js';
 import { gatewayError } from '../errors.js';
+import { TranslationError } from '../formats/chat-openai.js';
 import type { CloudOptions } from '../providers/types.js';
 import { type BodyTranslator, chatBody, embeddingsBody, errorBody } from './body-translator.js';
 import { CHAT_CODECS, type ChatApi, readChatRequest } from './chat-codecs.js';
 import { EMBEDDING_CODECS, type EmbeddingsApi, readEmbeddingsRequest } from './embedding-codecs.js';
 
 /** Providers whose native API is not OpenAI's: the only ones whose OpenAI-shaped calls are translated. */
-const TRANSLATED_PROVIDERS: ReadonlySet<string> = new Set(['anthropic', 'bedrock', 'vertex-ai', 'google', 'cohere']);
+const TRANSLATED_PROVIDERS: ReadonlySet<string> = new Set([
+  'anthropic',
+  'bedrock',
+  'vertex-ai',
+  'google',
+  'cohere',
+]);
 const CHAT = '/chat/completions';
 const EMBEDDINGS = '/embeddings';
 
@@ -103,7 +109,13 @@ function vertexRoute(cloud: CloudOptions, requestType: string, search = ''): Rou
   return { path: CHAT, search, cloud: { ...cloud, vertex: { ...cloud.vertex, requestType } } };
 }
 
-function chatRoute(api: ChatApi, providerId: string, model: string, stream: boolean, cloud: CloudOptions): Route {
+function chatRoute(
+  api: ChatApi,
+  providerId: string,
+  model: string,
+  stream: boolean,
+  cloud: CloudOptions,
+): Route {
   switch (api) {
     case 'anthropic':
       return { path: '/messages', search: '', cloud };

@@ -2,7 +2,8 @@
 // native API is not OpenAI's, each simulated by the mock in its own shape (plain, tools, JSON schema,
 // images, streaming, errors); usage reaches the request event as the provider reported it.
 import { test } from '@aigw/testkit';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { BadRequestError, RateLimitError } from 'openai';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor, type Harness, startHarness } from '../../test/harness.js';
 import { CHAT_TARGETS, chatTarget, lastSentJson, openaiClient } from './unified.test-support.js';
@@ -16,7 +17,11 @@ afterAll(async () => {
 const TOOLS: OpenAI.ChatCompletionTool[] = [
   {
     type: 'function',
-    function: { name: 'get_weather', description: 'weather of a city', parameters: { type: 'object', properties: { input: { type: 'string' } } } },
+    function: {
+      name: 'get_weather',
+      description: 'weather of a city',
+      parameters: { type: 'object', properties: { input: { type: 'string' } } },
+    },
   },
   {
     type: 'function',
@@ -47,6 +52,13 @@ function nativeImage(name: string): unknown {
     default:
       return { inlineData: { mimeType: 'image/png', data: PNG } };
   }
+}
+
+/** The function tool calls of a message (the SDK's type also has custom tools). */
+function functionCalls(calls: OpenAI.ChatCompletionMessageToolCall[] | undefined) {
+  return (calls ?? []).filter(
+    (c): c is OpenAI.ChatCompletionMessageFunctionToolCall => c.type === 'function',
+  );
 }
 
 describe('unified API: OpenAI chat completions to every provider', () => {
@@ -149,11 +161,16 @@ describe('unified API: OpenAI chat completions to every provider', () => {
       const t = chatTarget(h, name);
       const client = openaiClient(h, t.headers);
       const question: OpenAI.ChatCompletionMessageParam = { role: 'user', content: 'weather and time' };
-      const completion = await client.chat.completions.create({ model: t.model, messages: [question], tools: TOOLS });
+      const completion = await client.chat.completions.create({
+        model: t.model,
+        messages: [question],
+        tools: TOOLS,
+      });
       const message = completion.choices[0]?.message;
       expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
-      expect(message?.tool_calls?.map((c) => c.function.name)).toEqual(['get_weather', 'get_time']);
-      for (const call of message?.tool_calls ?? []) {
+      const calls = functionCalls(message?.tool_calls);
+      expect(calls.map((c) => c.function.name)).toEqual(['get_weather', 'get_time']);
+      for (const call of calls) {
         expect(JSON.parse(call.function.arguments)).toEqual({ input: 'weather and time' });
         expect(call.id).not.toBe('');
       }
@@ -163,7 +180,11 @@ describe('unified API: OpenAI chat completions to every provider', () => {
         messages: [
           question,
           message as OpenAI.ChatCompletionMessageParam,
-          ...(message?.tool_calls ?? []).map((c) => ({ role: 'tool' as const, tool_call_id: c.id, content: '{"ok":true}' })),
+          ...(message?.tool_calls ?? []).map((c) => ({
+            role: 'tool' as const,
+            tool_call_id: c.id,
+            content: '{"ok":true}',
+          })),
         ],
       });
       expect(answer.choices[0]?.finish_reason).toBe('stop');
@@ -182,9 +203,9 @@ describe('unified API: OpenAI chat completions to every provider', () => {
             tool_choice: { type: 'function', function: { name: 'get_time' } },
           })
           .catch((err: unknown) => err);
-        expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-        expect((refused as OpenAI.BadRequestError).code).toBe('unsupported_parameter');
-        expect((refused as OpenAI.BadRequestError).param).toBe('tool_choice');
+        expect(refused).toBeInstanceOf(BadRequestError);
+        expect((refused as BadRequestError).code).toBe('unsupported_parameter');
+        expect((refused as BadRequestError).param).toBe('tool_choice');
         return;
       }
       const runner = openaiClient(h, t.headers).chat.completions.stream({
@@ -194,7 +215,7 @@ describe('unified API: OpenAI chat completions to every provider', () => {
         tool_choice: { type: 'function', function: { name: 'get_time' } },
       });
       const final = await runner.finalChatCompletion();
-      const calls = final.choices[0]?.message.tool_calls ?? [];
+      const calls = functionCalls(final.choices[0]?.message.tool_calls);
       expect(calls.map((c) => c.function.name)).toEqual(['get_time']);
       expect(JSON.parse(calls[0]?.function.arguments ?? '')).toEqual({ input: 'what time' });
       expect(final.choices[0]?.finish_reason).toBe('tool_calls');
@@ -207,7 +228,10 @@ describe('unified API: OpenAI chat completions to every provider', () => {
         messages: [{ role: 'user', content: 'as json' }],
         response_format: {
           type: 'json_schema',
-          json_schema: { name: 'echo', schema: { type: 'object', properties: { input: { type: 'string' } } } },
+          json_schema: {
+            name: 'echo',
+            schema: { type: 'object', properties: { input: { type: 'string' } } },
+          },
         },
       });
       expect(JSON.parse(completion.choices[0]?.message.content ?? '')).toEqual({ input: 'as json' });
@@ -236,8 +260,8 @@ describe('unified API: OpenAI chat completions to every provider', () => {
       const failed = await openaiClient(h, { ...t.headers, 'x-mock-status': '429' })
         .chat.completions.create({ model: t.model, messages: [{ role: 'user', content: 'x' }] })
         .catch((err: unknown) => err);
-      expect(failed).toBeInstanceOf(OpenAI.RateLimitError);
-      const error = failed as OpenAI.RateLimitError;
+      expect(failed).toBeInstanceOf(RateLimitError);
+      const error = failed as RateLimitError;
       expect(error.type).toBe('rate_limit_error');
       expect(error.message).toContain('429');
       expect(error.headers?.get('x-service-gateway-error')).toBeNull();
@@ -250,8 +274,8 @@ describe('unified API: OpenAI chat completions to every provider', () => {
     const refused = await openaiClient(h, t.headers)
       .chat.completions.create({ model: t.model, messages: [{ role: 'user', content: 'x' }], logprobs: true })
       .catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    const error = refused as OpenAI.BadRequestError;
+    expect(refused).toBeInstanceOf(BadRequestError);
+    const error = refused as BadRequestError;
     expect(error.code).toBe('unsupported_parameter');
     expect(error.param).toBe('logprobs');
     expect(error.headers?.get('x-service-gateway-error')).toBe('true');
@@ -262,17 +286,23 @@ describe('unified API: OpenAI chat completions to every provider', () => {
     const url = 'https://example.com/cat.png';
     const message: OpenAI.ChatCompletionMessageParam = {
       role: 'user',
-      content: [{ type: 'image_url', image_url: { url } }, { type: 'text', text: 'see' }],
+      content: [
+        { type: 'image_url', image_url: { url } },
+        { type: 'text', text: 'see' },
+      ],
     };
     const anthropic = chatTarget(h, 'anthropic');
-    await openaiClient(h, anthropic.headers).chat.completions.create({ model: anthropic.model, messages: [message] });
+    await openaiClient(h, anthropic.headers).chat.completions.create({
+      model: anthropic.model,
+      messages: [message],
+    });
     const sent = lastSentJson(h).messages as Array<{ content: unknown[] }>;
     expect(sent[0]?.content[0]).toEqual({ type: 'image', source: { type: 'url', url } });
     const bedrock = chatTarget(h, 'bedrock');
     const refused = await openaiClient(h, bedrock.headers)
       .chat.completions.create({ model: bedrock.model, messages: [message] })
       .catch((err: unknown) => err);
-    expect((refused as OpenAI.BadRequestError).param).toBe('messages[0].content');
+    expect((refused as BadRequestError).param).toBe('messages[0].content');
   });
 
   test('the native paths still pass through unchanged: /messages to Anthropic', async () => {
@@ -280,7 +310,11 @@ describe('unified API: OpenAI chat completions to every provider', () => {
     const res = await fetch(`${h.base}/v1/messages`, {
       method: 'POST',
       headers: { ...t.headers, 'content-type': 'application/json', 'x-api-key': 'k' },
-      body: JSON.stringify({ model: t.model, max_tokens: 10, messages: [{ role: 'user', content: 'native' }] }),
+      body: JSON.stringify({
+        model: t.model,
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'native' }],
+      }),
     });
     const body = (await res.json()) as { type: string; content: Array<{ text: string }> };
     expect(body.type).toBe('message');

@@ -2,7 +2,7 @@
 // shape, and the client gets OpenAI's shape whichever target served; the request event names it.
 import { createMockProvider, DEFAULT_AWS_CREDENTIALS, type MockProvider } from '@aigw/mock-provider';
 import { test } from '@aigw/testkit';
-import OpenAI from 'openai';
+import OpenAI, { type APIError, InternalServerError } from 'openai';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor, type Harness, startHarness } from '../../test/harness.js';
 
@@ -15,7 +15,11 @@ afterAll(async () => {
   await down?.close();
 });
 
-const openaiTarget = (mock: MockProvider) => ({ provider: 'openai', api_key: 'sk-o', custom_host: `${mock.url}/v1` });
+const openaiTarget = (mock: MockProvider) => ({
+  provider: 'openai',
+  api_key: 'sk-o',
+  custom_host: `${mock.url}/v1`,
+});
 const anthropicTarget = (mock: MockProvider) => ({
   provider: 'anthropic',
   api_key: 'sk-a',
@@ -50,7 +54,10 @@ describe('unified API: a fallback across providers of different shapes', () => {
   });
 
   test('OpenAI down, Anthropic serves: OpenAI shape back, the event says Anthropic', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [openaiTarget(down), anthropicTarget(h.mock), bedrockTarget(h.mock)] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [openaiTarget(down), anthropicTarget(h.mock), bedrockTarget(h.mock)],
+    };
     const raw = await client(config).chat.completions.create(ask).withResponse();
     expect(raw.data.object).toBe('chat.completion');
     expect(raw.data.choices[0]?.message.content).toBe('who answers this');
@@ -72,7 +79,10 @@ describe('unified API: a fallback across providers of different shapes', () => {
   });
 
   test('OpenAI and Anthropic down, Bedrock serves a stream: OpenAI chunks back, the event says Bedrock', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [openaiTarget(down), anthropicTarget(down), bedrockTarget(h.mock)] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [openaiTarget(down), anthropicTarget(down), bedrockTarget(h.mock)],
+    };
     const raw = await client(config)
       .chat.completions.create({ ...ask, stream: true, stream_options: { include_usage: true } })
       .withResponse();
@@ -85,7 +95,9 @@ describe('unified API: a fallback across providers of different shapes', () => {
     expect(text).toBe('who answers this');
     expect(usage?.completion_tokens).toBe(3);
     expect(raw.response.headers.get('x-service-provider')).toBe('bedrock');
-    expect(h.mock.requests.at(-1)?.path).toBe('/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream');
+    expect(h.mock.requests.at(-1)?.path).toBe(
+      '/model/anthropic.claude-3-haiku-20240307-v1:0/converse-stream',
+    );
     const event = await eventFor(h, raw.response.headers.get('x-service-trace-id') ?? '');
     expect(event.provider?.type).toBe('bedrock');
     expect(event.attempts.map((a) => [a.provider?.type, a.statusCode])).toEqual([
@@ -97,27 +109,37 @@ describe('unified API: a fallback across providers of different shapes', () => {
   });
 
   test('OpenAI up: it serves, its bytes pass through untranslated', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [openaiTarget(h.mock), anthropicTarget(h.mock)] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [openaiTarget(h.mock), anthropicTarget(h.mock)],
+    };
     const raw = await client(config).chat.completions.create(ask).withResponse();
     expect(raw.response.headers.get('x-service-provider')).toBe('openai');
     expect(raw.data.id).toMatch(/^chatcmpl-/);
     expect(h.mock.requests.at(-1)?.path).toBe('/v1/chat/completions');
   });
 
-  test('every target down: the last answer, Bedrock\'s error, in the envelope with its status', async () => {
+  test("every target down: the last answer, Bedrock's error, in the envelope with its status", async () => {
     const config = { strategy: { mode: 'fallback' }, targets: [anthropicTarget(down), bedrockTarget(down)] };
     const failed = await client(config)
       .chat.completions.create(ask)
       .catch((err: unknown) => err);
-    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
-    expect((failed as OpenAI.APIError).status).toBe(503);
-    expect((failed as OpenAI.APIError).message).toContain('Simulated 503');
+    expect(failed).toBeInstanceOf(InternalServerError);
+    expect((failed as APIError).status).toBe(503);
+    expect((failed as APIError).message).toContain('Simulated 503');
   });
 
   test('a target that cannot take a parameter is passed over (400 unsent), the next serves', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [bedrockTarget(h.mock), anthropicTarget(h.mock)] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [bedrockTarget(h.mock), anthropicTarget(h.mock)],
+    };
     const raw = await client(config)
-      .chat.completions.create({ ...ask, tool_choice: 'none', tools: [{ type: 'function', function: { name: 'f' } }] })
+      .chat.completions.create({
+        ...ask,
+        tool_choice: 'none',
+        tools: [{ type: 'function', function: { name: 'f' } }],
+      })
       .withResponse();
     expect(raw.response.headers.get('x-service-provider')).toBe('anthropic');
     const event = await eventFor(h, raw.response.headers.get('x-service-trace-id') ?? '');

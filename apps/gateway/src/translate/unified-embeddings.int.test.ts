@@ -1,7 +1,7 @@
 // The unified API's embeddings: the OpenAI SDK's embeddings.create against Gemini (AI Studio),
 // Vertex AI, Cohere and Bedrock (Titan, Cohere) through the gateway, each mock answering natively.
 import { test } from '@aigw/testkit';
-import OpenAI from 'openai';
+import type { BadRequestError } from 'openai';
 import { afterAll, describe, expect } from 'vitest';
 import { eventFor, type Harness, startHarness } from '../../test/harness.js';
 import { bedrockCredentials, lastSentJson, openaiClient } from './unified.test-support.js';
@@ -43,7 +43,11 @@ function targets() {
     },
     {
       name: 'bedrock cohere',
-      headers: { 'x-service-provider': 'bedrock', 'x-service-custom-host': h.mock.url, ...bedrockCredentials },
+      headers: {
+        'x-service-provider': 'bedrock',
+        'x-service-custom-host': h.mock.url,
+        ...bedrockCredentials,
+      },
       model: 'cohere.embed-english-v3',
       path: '/model/cohere.embed-english-v3/invoke',
       reportsUsage: false,
@@ -92,22 +96,32 @@ describe('unified API: OpenAI embeddings to every provider with embeddings', () 
       input: 'short',
       encoding_format: 'float',
     });
-    const decoded = await openaiClient(h, google.headers).embeddings.create({ model: google.model, input: 'short' });
+    const decoded = await openaiClient(h, google.headers).embeddings.create({
+      model: google.model,
+      input: 'short',
+    });
     expect(decoded.data[0]?.embedding.map((v) => Math.fround(v))).toEqual(
       floats.data[0]?.embedding.map((v) => Math.fround(v)),
     );
   });
 
   test('Bedrock Titan: one input a call; a list is a 400 naming input', async () => {
-    const headers = { 'x-service-provider': 'bedrock', 'x-service-custom-host': h.mock.url, ...bedrockCredentials };
-    const one = await openaiClient(h, headers).embeddings.create({ model: 'amazon.titan-embed-text-v2:0', input: 'one' });
+    const headers = {
+      'x-service-provider': 'bedrock',
+      'x-service-custom-host': h.mock.url,
+      ...bedrockCredentials,
+    };
+    const one = await openaiClient(h, headers).embeddings.create({
+      model: 'amazon.titan-embed-text-v2:0',
+      input: 'one',
+    });
     expect(one.data).toHaveLength(1);
     expect(one.usage.prompt_tokens).toBe(1);
     expect(h.mock.requests.at(-1)?.path).toBe('/model/amazon.titan-embed-text-v2:0/invoke');
     const refused = await openaiClient(h, headers)
       .embeddings.create({ model: 'amazon.titan-embed-text-v2:0', input: ['a', 'b'] })
       .catch((err: unknown) => err);
-    expect((refused as OpenAI.BadRequestError).code).toBe('unsupported_parameter');
-    expect((refused as OpenAI.BadRequestError).param).toBe('input');
+    expect((refused as BadRequestError).code).toBe('unsupported_parameter');
+    expect((refused as BadRequestError).param).toBe('input');
   });
 });

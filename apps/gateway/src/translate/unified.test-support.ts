@@ -20,7 +20,13 @@ export interface ChatTarget {
   readonly path: string;
 }
 
-export type ChatTargetName = 'anthropic' | 'bedrock' | 'vertex-gemini' | 'vertex-anthropic' | 'google' | 'cohere';
+export type ChatTargetName =
+  | 'anthropic'
+  | 'bedrock'
+  | 'vertex-gemini'
+  | 'vertex-anthropic'
+  | 'google'
+  | 'cohere';
 
 export const CHAT_TARGETS: readonly ChatTargetName[] = [
   'anthropic',
@@ -43,7 +49,11 @@ export function chatTarget(h: Harness, name: ChatTargetName): ChatTarget {
       };
     case 'bedrock':
       return {
-        headers: { 'x-service-provider': 'bedrock', 'x-service-custom-host': h.mock.url, ...bedrockCredentials },
+        headers: {
+          'x-service-provider': 'bedrock',
+          'x-service-custom-host': h.mock.url,
+          ...bedrockCredentials,
+        },
         model: 'anthropic.claude-3-haiku-20240307-v1:0',
         path: '/model/anthropic.claude-3-haiku-20240307-v1:0/converse',
       };
@@ -85,7 +95,12 @@ export function chatTarget(h: Harness, name: ChatTargetName): ChatTarget {
 }
 
 export function openaiClient(h: Harness, headers: Record<string, string>): OpenAI {
-  return new OpenAI({ baseURL: `${h.base}/v1`, apiKey: 'provider-token', defaultHeaders: headers, maxRetries: 0 });
+  return new OpenAI({
+    baseURL: `${h.base}/v1`,
+    apiKey: 'provider-token',
+    defaultHeaders: headers,
+    maxRetries: 0,
+  });
 }
 
 /** The JSON body the mock received last. */

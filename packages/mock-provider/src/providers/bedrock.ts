@@ -186,7 +186,9 @@ export async function handleInvokeStream(ctx: RouteContext): Promise<void> {
 /** Embedding models on InvokeModel: Titan (`inputText` -> `embedding`) and Cohere (`texts` -> `embeddings`). */
 function handleInvokeEmbeddings(ctx: RouteContext, body: JsonObject, modelId: string): void {
   if (/cohere\./.test(modelId)) {
-    const texts = Array.isArray(body.texts) ? body.texts.filter((t): t is string => typeof t === 'string') : [];
+    const texts = Array.isArray(body.texts)
+      ? body.texts.filter((t): t is string => typeof t === 'string')
+      : [];
     if (texts.length === 0 || typeof body.input_type !== 'string') {
       sendError(ctx, validation('Malformed input request: texts and input_type are required.'));
       return;

@@ -11,12 +11,19 @@ import { jsonAnswer, mockToolCalls, openaiOffer } from '../tools.js';
 export async function handleCohereChat(ctx: RouteContext): Promise<void> {
   const body = requireJsonObject(ctx);
   if (!body) return;
-  if (typeof body.model !== 'string') return sendError(ctx, cohereError(400, 'invalid request: model must be set'));
+  if (typeof body.model !== 'string') {
+    sendError(ctx, cohereError(400, 'invalid request: model must be set'));
+    return;
+  }
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    return sendError(ctx, cohereError(400, 'invalid request: messages must not be empty'));
+    sendError(ctx, cohereError(400, 'invalid request: messages must not be empty'));
+    return;
   }
   const max = intField(body.max_tokens, 1, Number.MAX_SAFE_INTEGER);
-  if (max === 'invalid') return sendError(ctx, cohereError(400, 'invalid request: max_tokens must be positive'));
+  if (max === 'invalid') {
+    sendError(ctx, cohereError(400, 'invalid request: max_tokens must be positive'));
+    return;
+  }
   const turns = chatTurns(body.messages);
   const echoed = truncateTokens(echoOf(turns), max);
   const format = body.response_format as JsonObject | undefined;
@@ -50,20 +57,40 @@ export async function handleCohereChat(ctx: RouteContext): Promise<void> {
     return;
   }
   const events: JsonObject[] = [
-    { type: 'message-start', id, delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [] } } },
+    {
+      type: 'message-start',
+      id,
+      delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [] } },
+    },
   ];
   if (calls.length > 0) {
     toolCalls.forEach((call, index) => {
       const args = call.function.arguments;
       const half = Math.ceil(args.length / 2);
       events.push(
-        { type: 'tool-call-start', index, delta: { message: { tool_calls: { ...call, function: { name: call.function.name, arguments: args.slice(0, half) } } } } },
-        { type: 'tool-call-delta', index, delta: { message: { tool_calls: { function: { arguments: args.slice(half) } } } } },
+        {
+          type: 'tool-call-start',
+          index,
+          delta: {
+            message: {
+              tool_calls: { ...call, function: { name: call.function.name, arguments: args.slice(0, half) } },
+            },
+          },
+        },
+        {
+          type: 'tool-call-delta',
+          index,
+          delta: { message: { tool_calls: { function: { arguments: args.slice(half) } } } },
+        },
         { type: 'tool-call-end', index },
       );
     });
   } else {
-    events.push({ type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: '' } } } });
+    events.push({
+      type: 'content-start',
+      index: 0,
+      delta: { message: { content: { type: 'text', text: '' } } },
+    });
     for (const piece of splitChunks(text, ctx.knobs.chunks)) {
       events.push({ type: 'content-delta', index: 0, delta: { message: { content: { text: piece } } } });
     }
@@ -80,9 +107,16 @@ export function handleCohereEmbed(ctx: RouteContext): void {
   const body = requireJsonObject(ctx);
   if (!body) return;
   const texts = Array.isArray(body.texts) ? body.texts.filter((t): t is string => typeof t === 'string') : [];
-  if (texts.length === 0) return sendError(ctx, cohereError(400, 'invalid request: texts must not be empty'));
+  if (texts.length === 0) {
+    sendError(ctx, cohereError(400, 'invalid request: texts must not be empty'));
+    return;
+  }
   if (typeof body.input_type !== 'string') {
-    return sendError(ctx, cohereError(400, 'invalid request: valid input_type must be provided with the provided model'));
+    sendError(
+      ctx,
+      cohereError(400, 'invalid request: valid input_type must be provided with the provided model'),
+    );
+    return;
   }
   const dims = intField(body.output_dimension, 1, 4096);
   const vectors = texts.map((t) => embeddingVector(t, typeof dims === 'number' ? dims : 1024));

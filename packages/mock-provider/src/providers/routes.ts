@@ -7,6 +7,7 @@ import type { ProviderName } from '../types.js';
 import { handleCountTokens, handleMessages } from './anthropic.js';
 import { checkApiVersion, handleAzureChat, handleAzureCompletions, handleAzureEmbeddings } from './azure.js';
 import { handleConverse, handleConverseStream, handleInvoke, handleInvokeStream } from './bedrock.js';
+import { handleCohereChat, handleCohereEmbed } from './cohere.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { handleCompletions } from './openai-completions.js';
 import { handleEmbeddings } from './openai-embeddings.js';
@@ -20,7 +21,6 @@ import {
 } from './openai-files.js';
 import { handleGetBatch, handleJobEvents, handleListBatches } from './openai-lists.js';
 import { handleGetModel, handleListModels, handleModerations, handleRerank } from './openai-misc.js';
-import { handleCohereChat, handleCohereEmbed } from './cohere.js';
 import {
   handleBatchEmbedContents,
   handleGenerateContent,

@@ -40,7 +40,11 @@ describe('Cohere v2', () => {
     const after = await json(
       await postJson(
         `${mock().url}/v2/chat`,
-        { ...body, stream: false, messages: [...body.messages, { role: 'tool', tool_call_id: 'x', content: 'found' }] },
+        {
+          ...body,
+          stream: false,
+          messages: [...body.messages, { role: 'tool', tool_call_id: 'x', content: 'found' }],
+        },
         BEARER,
       ),
     );
@@ -103,11 +107,17 @@ describe('tool calls in Anthropic and Bedrock shapes', () => {
       model: 'claude',
       max_tokens: 10,
       stream: true,
-      tools: [{ name: 'lookup', input_schema: { type: 'object' } }, { name: 'other', input_schema: {} }],
+      tools: [
+        { name: 'lookup', input_schema: { type: 'object' } },
+        { name: 'other', input_schema: {} },
+      ],
       tool_choice: { type: 'tool', name: 'lookup' },
       messages: [{ role: 'user', content: 'find' }],
     };
-    const res = await postJson(`${mock().url}/v1/messages`, body, { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
+    const res = await postJson(`${mock().url}/v1/messages`, body, {
+      'x-api-key': 'k',
+      'anthropic-version': '2023-06-01',
+    });
     const events = sseData(await res.text());
     const partial = events
       .filter((e) => e.delta?.type === 'input_json_delta')
@@ -136,7 +146,14 @@ describe('tool calls in Anthropic and Bedrock shapes', () => {
     expect(res.status).toBe(200);
     const messages = decodeEventMessages(Buffer.from(await res.arrayBuffer()));
     const types = messages.map((m) => m.headers[':event-type']);
-    expect(types).toEqual(['messageStart', 'contentBlockStart', 'contentBlockDelta', 'contentBlockStop', 'messageStop', 'metadata']);
+    expect(types).toEqual([
+      'messageStart',
+      'contentBlockStart',
+      'contentBlockDelta',
+      'contentBlockStop',
+      'messageStop',
+      'metadata',
+    ]);
     expect(JSON.parse(messages[4]!.payload.toString())).toEqual({ stopReason: 'tool_use' });
   });
 });

@@ -124,7 +124,10 @@ export function handleBatchEmbedContents(ctx: RouteContext): void {
   if (!body) return;
   const requests = Array.isArray(body.requests) ? (body.requests as JsonObject[]) : [];
   if (requests.length === 0) {
-    sendError(ctx, googleError(400, '* BatchEmbedContentsRequest.requests: at least one request is required\n'));
+    sendError(
+      ctx,
+      googleError(400, '* BatchEmbedContentsRequest.requests: at least one request is required\n'),
+    );
     return;
   }
   sendJson(ctx, 200, {

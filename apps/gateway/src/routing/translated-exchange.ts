@@ -4,9 +4,9 @@
 // shape exactly as it reads an untranslated answer.
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { UpstreamExchange } from '../routing/upstream-call.js';
-import type { BodyTranslator } from './body-translator.js';
-import type { Translation } from './translation.js';
+import type { BodyTranslator } from '../translate/body-translator.js';
+import type { Translation } from '../translate/translation.js';
+import type { UpstreamExchange } from './upstream-call.js';
 
 /** The provider's answer, translated chunk by chunk as the reader pulls it. */
 class TranslatedResponse extends Readable {
