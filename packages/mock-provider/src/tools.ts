@@ -1,4 +1,4 @@
-// The mock's tool calling, one rule for every provider shape: a request that offers tools and whose
+// The mock's tool calling, one rule for every chat shape (OpenAI, Anthropic, Converse, Gemini, Cohere): a request that offers tools and whose
 // last turn is not a tool result calls them (the forced one, else every offered tool, in order: a
 // parallel call), each with the arguments `{"input": <the echo text>}`; after a tool result it
 // answers with text as usual. `none` calls nothing.

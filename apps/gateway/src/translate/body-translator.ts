@@ -14,6 +14,12 @@ import {
 } from '../formats/chat-openai.js';
 import type { EmbeddingsRequest } from '../formats/embeddings-openai.js';
 import { obj } from '../formats/json.js';
+import {
+  type MessagesEvent,
+  MessagesStreamWriter,
+  messageFromCompletion,
+  messagesError,
+} from '../formats/messages-anthropic.js';
 import { SseReader } from '../formats/sse.js';
 import type { Json } from '../formats/types.js';
 import type { ChatCodec } from './chat-codecs.js';
@@ -182,4 +188,85 @@ export function embeddingsBody(codec: EmbeddingsCodec, req: EmbeddingsRequest): 
       return unreadable('answer');
     }
   });
+}
+
+const anthropicSse = (e: MessagesEvent) =>
+  Buffer.from(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
+
+/** OpenAI's stream (from the provider, or from the chat translation before) as Anthropic's events. */
+class MessagesStream implements BodyTranslator {
+  readonly contentType = SSE_TYPE;
+  private readonly reader = new SseReader({ dispatchAtEnd: true });
+  private readonly writer: MessagesStreamWriter;
+
+  constructor(
+    private readonly inner: BodyTranslator | undefined,
+    model: string,
+  ) {
+    this.writer = new MessagesStreamWriter(model);
+  }
+
+  private read(parts: readonly Buffer[], end: boolean): Buffer[] {
+    const out: Buffer[] = [];
+    const events = parts.flatMap((p) => this.reader.push(p));
+    if (end) events.push(...this.reader.end());
+    for (const e of events) {
+      if (e.data === '[DONE]') continue;
+      const chunk = obj(parse(Buffer.from(e.data)));
+      if (chunk) out.push(...this.writer.chunk(chunk).map(anthropicSse));
+    }
+    if (end) out.push(...this.writer.end().map(anthropicSse));
+    return out;
+  }
+
+  push(chunk: Buffer): readonly Buffer[] {
+    return this.read(this.inner ? this.inner.push(chunk) : [chunk], false);
+  }
+
+  end(): readonly Buffer[] {
+    return this.read(this.inner ? this.inner.end() : [], true);
+  }
+}
+
+/** The whole OpenAI body (answer or error envelope) as Anthropic's. */
+class MessagesWhole implements BodyTranslator {
+  readonly contentType = JSON_TYPE;
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly inner: BodyTranslator | undefined,
+    private readonly status: number,
+    private readonly model: string,
+  ) {}
+
+  push(chunk: Buffer): readonly Buffer[] {
+    this.chunks.push(...(this.inner ? this.inner.push(chunk) : [chunk]));
+    return none;
+  }
+
+  end(): readonly Buffer[] {
+    if (this.inner) this.chunks.push(...this.inner.end());
+    const parsed = obj(parse(Buffer.concat(this.chunks)));
+    const ok = this.status >= 200 && this.status < 300 && parsed && parsed.error === undefined;
+    const body = ok ? messageFromCompletion(parsed, this.model) : messagesError(this.status, parsed);
+    return [Buffer.from(JSON.stringify(body))];
+  }
+}
+
+/**
+ * The answer to a Messages request sent on as OpenAI chat: `inner` is the chat translation's
+ * transform (its output is OpenAI's shape), none when the provider answers in OpenAI's shape itself.
+ */
+export function messagesBody(
+  status: number,
+  headers: IncomingHttpHeaders,
+  inner: BodyTranslator | undefined,
+  model: string,
+  stream: boolean,
+): BodyTranslator {
+  const type = inner?.contentType ?? headers['content-type'] ?? '';
+  if (stream && status >= 200 && status < 300 && type.startsWith('text/event-stream')) {
+    return new MessagesStream(inner, model);
+  }
+  return new MessagesWhole(inner, status, model);
 }

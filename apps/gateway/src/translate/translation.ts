@@ -6,8 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { gatewayError } from '../errors.js';
 import { TranslationError } from '../formats/chat-openai.js';
+import { chatFromMessages } from '../formats/messages-anthropic.js';
 import type { CloudOptions } from '../providers/types.js';
-import { type BodyTranslator, chatBody, embeddingsBody, errorBody } from './body-translator.js';
+import { type BodyTranslator, chatBody, embeddingsBody, errorBody, messagesBody } from './body-translator.js';
 import { CHAT_CODECS, type ChatApi, readChatRequest } from './chat-codecs.js';
 import { EMBEDDING_CODECS, type EmbeddingsApi, readEmbeddingsRequest } from './embedding-codecs.js';
 
@@ -21,6 +22,16 @@ const TRANSLATED_PROVIDERS: ReadonlySet<string> = new Set([
 ]);
 const CHAT = '/chat/completions';
 const EMBEDDINGS = '/embeddings';
+const MESSAGES = '/messages';
+/** OpenAI-compatible providers that take `stream_options.include_usage` (pipeline/stream-usage.ts). */
+const ASKS_USAGE: ReadonlySet<string> = new Set([
+  'openai',
+  'azure-openai',
+  'deepseek',
+  'groq',
+  'together-ai',
+  'fireworks-ai',
+]);
 
 /** The request the provider gets instead of the client's. */
 export interface TranslatedRequest {
@@ -43,7 +54,10 @@ export interface Translation {
 
 /** Whether a request may be translated, before its body is read (the body stage reads it then). */
 export function mayTranslate(method: string, path: string, providerId: string): boolean {
-  return method === 'POST' && (path === CHAT || path === EMBEDDINGS) && TRANSLATED_PROVIDERS.has(providerId);
+  if (method !== 'POST') return false;
+  // Anthropic's Messages API in front of every other provider.
+  if (path === MESSAGES) return providerId !== 'anthropic';
+  return (path === CHAT || path === EMBEDDINGS) && TRANSLATED_PROVIDERS.has(providerId);
 }
 
 export interface TranslateInput {
@@ -171,6 +185,11 @@ export function translationFor(input: TranslateInput): Translation | undefined {
   if (input.json === undefined) return undefined;
   const model = modelOf(input.json);
   if (input.path === EMBEDDINGS) return embeddingsTranslation(input, model);
+  if (input.path === MESSAGES) return messagesTranslation(input, model);
+  return chatTranslation(input, model);
+}
+
+function chatTranslation(input: TranslateInput, model: string): Translation | undefined {
   const api = chatApi(input.providerId, model);
   if (api === undefined) return undefined;
   const codec = CHAT_CODECS[api];
@@ -201,6 +220,37 @@ function embeddingsTranslation(input: TranslateInput, model: string): Translatio
     response(status, headers) {
       if (status < 200 || status > 299) return errorBody(status, headers, codec.error);
       return embeddingsBody(codec, req);
+    },
+  };
+}
+
+/**
+ * Anthropic's Messages API to another provider: the request read into OpenAI's chat shape (the
+ * canonical form), then that provider's chat translation, or sent as it is to a provider that speaks
+ * OpenAI's; the answer comes back through the same chain, written as Anthropic's in the end.
+ */
+function messagesTranslation(input: TranslateInput, model: string): Translation {
+  const chat = checked(() => chatFromMessages(input.json));
+  const onward = chatTranslation({ ...input, path: CHAT, json: chat }, model);
+  const stream = chat.stream === true;
+  if (stream && !onward && ASKS_USAGE.has(input.providerId)) chat.stream_options = { include_usage: true };
+  // Refusals of what OpenAI's shape cannot carry on come from the chat reader, as for chat requests.
+  checked(() => readChatRequest(chat));
+  const request: TranslatedRequest = onward
+    ? onward.request
+    : {
+        path: CHAT,
+        search: '',
+        cloud: input.cloud,
+        body: Buffer.from(JSON.stringify(chat)),
+        routeJson: chat,
+      };
+  return {
+    name: `anthropic-messages:${onward?.name ?? 'openai-chat'}`,
+    request,
+    response(status, headers) {
+      const inner = onward ? onward.response(status, headers) : undefined;
+      return messagesBody(status, headers, inner, model, stream);
     },
   };
 }
