@@ -14,12 +14,6 @@ import {
 } from '../formats/chat-openai.js';
 import type { EmbeddingsRequest } from '../formats/embeddings-openai.js';
 import { obj } from '../formats/json.js';
-import {
-  type MessagesEvent,
-  MessagesStreamWriter,
-  messageFromCompletion,
-  messagesError,
-} from '../formats/messages-anthropic.js';
 import { SseReader } from '../formats/sse.js';
 import type { Json } from '../formats/types.js';
 import type { ChatCodec } from './chat-codecs.js';
@@ -190,21 +184,32 @@ export function embeddingsBody(codec: EmbeddingsCodec, req: EmbeddingsRequest): 
   });
 }
 
-const anthropicSse = (e: MessagesEvent) =>
+/** A front door's writer: OpenAI chat chunks in, its own named stream events out. */
+export interface FrontStreamWriter {
+  chunk(chunk: Json): readonly { readonly type: string; readonly data: Json }[];
+  end(): readonly { readonly type: string; readonly data: Json }[];
+}
+
+/** Another API in front of OpenAI's chat shape (Anthropic Messages, Responses): how it writes answers. */
+export interface FrontDoor {
+  stream(): FrontStreamWriter;
+  answer(completion: Json): Json;
+  /** An error envelope (the provider's, already translated, or OpenAI's own) in the front door's shape. */
+  error(status: number, envelope: Json | undefined): Json;
+}
+
+const namedSse = (e: { type: string; data: Json }) =>
   Buffer.from(`event: ${e.type}\ndata: ${JSON.stringify(e.data)}\n\n`);
 
-/** OpenAI's stream (from the provider, or from the chat translation before) as Anthropic's events. */
-class MessagesStream implements BodyTranslator {
+/** OpenAI's stream (from the provider, or from the chat translation before) as the front door's events. */
+class FrontStream implements BodyTranslator {
   readonly contentType = SSE_TYPE;
   private readonly reader = new SseReader({ dispatchAtEnd: true });
-  private readonly writer: MessagesStreamWriter;
 
   constructor(
     private readonly inner: BodyTranslator | undefined,
-    model: string,
-  ) {
-    this.writer = new MessagesStreamWriter(model);
-  }
+    private readonly writer: FrontStreamWriter,
+  ) {}
 
   private read(parts: readonly Buffer[], end: boolean): Buffer[] {
     const out: Buffer[] = [];
@@ -213,9 +218,9 @@ class MessagesStream implements BodyTranslator {
     for (const e of events) {
       if (e.data === '[DONE]') continue;
       const chunk = obj(parse(Buffer.from(e.data)));
-      if (chunk) out.push(...this.writer.chunk(chunk).map(anthropicSse));
+      if (chunk) out.push(...this.writer.chunk(chunk).map(namedSse));
     }
-    if (end) out.push(...this.writer.end().map(anthropicSse));
+    if (end) out.push(...this.writer.end().map(namedSse));
     return out;
   }
 
@@ -228,15 +233,15 @@ class MessagesStream implements BodyTranslator {
   }
 }
 
-/** The whole OpenAI body (answer or error envelope) as Anthropic's. */
-class MessagesWhole implements BodyTranslator {
+/** The whole OpenAI body (answer or error envelope) in the front door's shape. */
+class FrontWhole implements BodyTranslator {
   readonly contentType = JSON_TYPE;
   private readonly chunks: Buffer[] = [];
 
   constructor(
     private readonly inner: BodyTranslator | undefined,
     private readonly status: number,
-    private readonly model: string,
+    private readonly door: FrontDoor,
   ) {}
 
   push(chunk: Buffer): readonly Buffer[] {
@@ -248,25 +253,25 @@ class MessagesWhole implements BodyTranslator {
     if (this.inner) this.chunks.push(...this.inner.end());
     const parsed = obj(parse(Buffer.concat(this.chunks)));
     const ok = this.status >= 200 && this.status < 300 && parsed && parsed.error === undefined;
-    const body = ok ? messageFromCompletion(parsed, this.model) : messagesError(this.status, parsed);
+    const body = ok ? this.door.answer(parsed) : this.door.error(this.status, parsed);
     return [Buffer.from(JSON.stringify(body))];
   }
 }
 
 /**
- * The answer to a Messages request sent on as OpenAI chat: `inner` is the chat translation's
+ * The answer to a front-door request sent on as OpenAI chat: `inner` is the chat translation's
  * transform (its output is OpenAI's shape), none when the provider answers in OpenAI's shape itself.
  */
-export function messagesBody(
+export function frontDoorBody(
   status: number,
   headers: IncomingHttpHeaders,
   inner: BodyTranslator | undefined,
-  model: string,
+  door: FrontDoor,
   stream: boolean,
 ): BodyTranslator {
   const type = inner?.contentType ?? headers['content-type'] ?? '';
   if (stream && status >= 200 && status < 300 && type.startsWith('text/event-stream')) {
-    return new MessagesStream(inner, model);
+    return new FrontStream(inner, door.stream());
   }
-  return new MessagesWhole(inner, status, model);
+  return new FrontWhole(inner, status, door);
 }

@@ -6,9 +6,26 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { gatewayError } from '../errors.js';
 import { TranslationError } from '../formats/chat-openai.js';
-import { chatFromMessages } from '../formats/messages-anthropic.js';
+import {
+  chatFromMessages,
+  MessagesStreamWriter,
+  messageFromCompletion,
+  messagesError,
+} from '../formats/messages-anthropic.js';
+import {
+  chatFromResponses,
+  ResponsesStreamWriter,
+  responseFromCompletion,
+} from '../formats/responses-openai.js';
 import type { CloudOptions } from '../providers/types.js';
-import { type BodyTranslator, chatBody, embeddingsBody, errorBody, messagesBody } from './body-translator.js';
+import {
+  type BodyTranslator,
+  chatBody,
+  embeddingsBody,
+  errorBody,
+  type FrontDoor,
+  frontDoorBody,
+} from './body-translator.js';
 import { CHAT_CODECS, type ChatApi, readChatRequest } from './chat-codecs.js';
 import { EMBEDDING_CODECS, type EmbeddingsApi, readEmbeddingsRequest } from './embedding-codecs.js';
 
@@ -23,6 +40,9 @@ const TRANSLATED_PROVIDERS: ReadonlySet<string> = new Set([
 const CHAT = '/chat/completions';
 const EMBEDDINGS = '/embeddings';
 const MESSAGES = '/messages';
+const RESPONSES = '/responses';
+/** Providers with their own Responses API: `/responses` passes through to them. */
+const HAS_RESPONSES: ReadonlySet<string> = new Set(['openai', 'azure-openai']);
 /** OpenAI-compatible providers that take `stream_options.include_usage` (pipeline/stream-usage.ts). */
 const ASKS_USAGE: ReadonlySet<string> = new Set([
   'openai',
@@ -57,6 +77,8 @@ export function mayTranslate(method: string, path: string, providerId: string): 
   if (method !== 'POST') return false;
   // Anthropic's Messages API in front of every other provider.
   if (path === MESSAGES) return providerId !== 'anthropic';
+  // OpenAI's Responses API in front of providers that lack it.
+  if (path === RESPONSES) return !HAS_RESPONSES.has(providerId);
   return (path === CHAT || path === EMBEDDINGS) && TRANSLATED_PROVIDERS.has(providerId);
 }
 
@@ -185,7 +207,8 @@ export function translationFor(input: TranslateInput): Translation | undefined {
   if (input.json === undefined) return undefined;
   const model = modelOf(input.json);
   if (input.path === EMBEDDINGS) return embeddingsTranslation(input, model);
-  if (input.path === MESSAGES) return messagesTranslation(input, model);
+  if (input.path === MESSAGES) return frontDoorTranslation(input, model, 'anthropic-messages');
+  if (input.path === RESPONSES) return frontDoorTranslation(input, model, 'openai-responses');
   return chatTranslation(input, model);
 }
 
@@ -224,13 +247,39 @@ function embeddingsTranslation(input: TranslateInput, model: string): Translatio
   };
 }
 
+type FrontDoorApi = 'anthropic-messages' | 'openai-responses';
+
+function frontDoor(api: FrontDoorApi, model: string): FrontDoor {
+  if (api === 'anthropic-messages') {
+    return {
+      stream: () => new MessagesStreamWriter(model),
+      answer: (completion) => messageFromCompletion(completion, model),
+      error: messagesError,
+    };
+  }
+  const id = randomUUID().replaceAll('-', '');
+  const created = Math.floor(Date.now() / 1000);
+  return {
+    stream: () => new ResponsesStreamWriter(id, created, model),
+    answer: (completion) => responseFromCompletion(completion, id, created, model),
+    // The Responses API's errors are OpenAI's envelope already.
+    error: (status, envelope) =>
+      envelope ?? {
+        error: { message: `the provider answered ${status}`, type: 'api_error', code: null, param: null },
+      },
+  };
+}
+
 /**
- * Anthropic's Messages API to another provider: the request read into OpenAI's chat shape (the
- * canonical form), then that provider's chat translation, or sent as it is to a provider that speaks
- * OpenAI's; the answer comes back through the same chain, written as Anthropic's in the end.
+ * Another API in front of every provider (Anthropic's Messages to non-Anthropic providers, OpenAI's
+ * Responses to providers without it): the request read into OpenAI's chat shape (the canonical form),
+ * then that provider's chat translation, or sent as it is to a provider that speaks OpenAI's; the
+ * answer comes back through the same chain, written in the front door's shape in the end.
  */
-function messagesTranslation(input: TranslateInput, model: string): Translation {
-  const chat = checked(() => chatFromMessages(input.json));
+function frontDoorTranslation(input: TranslateInput, model: string, api: FrontDoorApi): Translation {
+  const chat = checked(() =>
+    api === 'anthropic-messages' ? chatFromMessages(input.json) : chatFromResponses(input.json),
+  );
   const onward = chatTranslation({ ...input, path: CHAT, json: chat }, model);
   const stream = chat.stream === true;
   if (stream && !onward && ASKS_USAGE.has(input.providerId)) chat.stream_options = { include_usage: true };
@@ -246,11 +295,11 @@ function messagesTranslation(input: TranslateInput, model: string): Translation 
         routeJson: chat,
       };
   return {
-    name: `anthropic-messages:${onward?.name ?? 'openai-chat'}`,
+    name: `${api}:${onward?.name ?? 'openai-chat'}`,
     request,
     response(status, headers) {
       const inner = onward ? onward.response(status, headers) : undefined;
-      return messagesBody(status, headers, inner, model, stream);
+      return frontDoorBody(status, headers, inner, frontDoor(api, model), stream);
     },
   };
 }
