@@ -20,7 +20,9 @@ const rounds = Number(process.env.PROFILE_ROUNDS ?? 3);
 const profileDir = process.env.PROFILE_DIR;
 const translatedProvider = process.env.PROFILE_TRANSLATED;
 if (translatedProvider !== undefined && process.env.BENCH_LIVE_MOCK !== '1') {
-  throw new Error('PROFILE_TRANSLATED needs BENCH_LIVE_MOCK=1 (the replayed upstream answers in OpenAI shape only)');
+  throw new Error(
+    'PROFILE_TRANSLATED needs BENCH_LIVE_MOCK=1 (the replayed upstream answers in OpenAI shape only)',
+  );
 }
 
 const bench = await startBench({
@@ -63,8 +65,12 @@ try {
       ),
     );
     if (translatedProvider !== undefined) {
-      const headers = { 'x-service-provider': translatedProvider, 'x-service-custom-host': `${bench.mock.url}/v1` };
-      if (round === 0) await load('translated', `${bench.gateway.url}/v1${path}`, headers, stream, connections, 2);
+      const headers = {
+        'x-service-provider': translatedProvider,
+        'x-service-custom-host': `${bench.mock.url}/v1`,
+      };
+      if (round === 0)
+        await load('translated', `${bench.gateway.url}/v1${path}`, headers, stream, connections, 2);
       rows.push(
         await load('translated', `${bench.gateway.url}/v1${path}`, headers, stream, connections, duration, {
           proxy: bench.gateway.pid,

@@ -25,20 +25,38 @@ const answer = Buffer.from(
     content: [{ type: 'text', text }],
     stop_reason: 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: 30, output_tokens: 120, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: {
+      input_tokens: 30,
+      output_tokens: 120,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    },
   }),
 );
 
-const sse = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify({ type, ...(data as object) })}\n\n`;
+const sse = (type: string, data: unknown) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, ...(data as object) })}\n\n`;
 const streamBody = Buffer.from(
   [
     sse('message_start', {
-      message: { id: 'msg_01', type: 'message', role: 'assistant', model: 'claude-3-5-haiku-20241022', content: [], usage: { input_tokens: 30, output_tokens: 1 } },
+      message: {
+        id: 'msg_01',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-3-5-haiku-20241022',
+        content: [],
+        usage: { input_tokens: 30, output_tokens: 1 },
+      },
     }),
     sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-    ...Array.from({ length: 40 }, (_, i) => sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `word${i} ` } })),
+    ...Array.from({ length: 40 }, (_, i) =>
+      sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `word${i} ` } }),
+    ),
     sse('content_block_stop', { index: 0 }),
-    sse('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 40 } }),
+    sse('message_delta', {
+      delta: { stop_reason: 'end_turn', stop_sequence: null },
+      usage: { output_tokens: 40 },
+    }),
     sse('message_stop', {}),
   ].join(''),
 );

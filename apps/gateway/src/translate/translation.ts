@@ -205,6 +205,8 @@ export function translationFor(input: TranslateInput): Translation | undefined {
   if (!mayTranslate(input.method, input.path, input.providerId)) return undefined;
   // A body that is not JSON (no JSON content type) is not an OpenAI request: it goes as it came.
   if (input.json === undefined) return undefined;
+  // Vertex with a request type header: a native call the client chose (the provider module routes it).
+  if (input.providerId === 'vertex-ai' && input.cloud.vertex?.requestType !== undefined) return undefined;
   const model = modelOf(input.json);
   if (input.path === EMBEDDINGS) return embeddingsTranslation(input, model);
   if (input.path === MESSAGES) return frontDoorTranslation(input, model, 'anthropic-messages');
