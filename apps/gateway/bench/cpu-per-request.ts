@@ -3,7 +3,11 @@
 // CPU profile of the gateway (`PROFILE_DIR`). Usage:
 //   PROFILE_SCENARIO=json|stream PROFILE_CONNECTIONS=32 PROFILE_DURATION_S=6 PROFILE_ROUNDS=3 \
 //   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1]
-//   [BENCH_COMPARE_ENTRY=/copy/of/dist/main.js]  (a second, compiled gateway measured in the same rounds) tsx --conditions=@aigw/source bench/cpu-per-request.ts
+//   [BENCH_COMPARE_ENTRY=/copy/of/dist/main.js]  (a second, compiled gateway measured in the same rounds)
+//   [PROFILE_TRANSLATED=anthropic BENCH_LIVE_MOCK=1]  (the same OpenAI body also sent translated, to the
+//     mock answering as Anthropic, in the same rounds: the unified API's cost over pass-through,
+//     docs/unified-api.md; the live mock, since the replayed upstream knows only OpenAI's answers)
+//   tsx --conditions=@aigw/source bench/cpu-per-request.ts
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type Row, startBench } from './harness.js';
@@ -14,6 +18,12 @@ const connections = Number(process.env.PROFILE_CONNECTIONS ?? 32);
 const duration = Number(process.env.PROFILE_DURATION_S ?? 6);
 const rounds = Number(process.env.PROFILE_ROUNDS ?? 3);
 const profileDir = process.env.PROFILE_DIR;
+const translatedProvider = process.env.PROFILE_TRANSLATED;
+if (translatedProvider !== undefined && process.env.BENCH_LIVE_MOCK !== '1') {
+  throw new Error(
+    'PROFILE_TRANSLATED needs BENCH_LIVE_MOCK=1 (the replayed upstream answers in OpenAI shape only)',
+  );
+}
 
 const bench = await startBench({
   events: !process.env.BENCH_NO_EVENTS,
@@ -54,6 +64,21 @@ try {
         },
       ),
     );
+    if (translatedProvider !== undefined) {
+      const headers = {
+        'x-service-provider': translatedProvider,
+        'x-service-custom-host': `${bench.mock.url}/v1`,
+      };
+      if (round === 0)
+        await load('translated', `${bench.gateway.url}/v1${path}`, headers, stream, connections, 2);
+      rows.push(
+        await load('translated', `${bench.gateway.url}/v1${path}`, headers, stream, connections, duration, {
+          proxy: bench.gateway.pid,
+          nats: bench.nats.pid,
+          mock: bench.mock.pid,
+        }),
+      );
+    }
     if (bench.compare) {
       rows.push(
         await load(
@@ -92,6 +117,15 @@ console.log(
     `(nats ${mean(of('gateway').map((r) => r.natsCpuPerRequest))}), bare ${mean(of('bare-proxy').map((r) => r.cpuPerRequest))} µs/request, ` +
     `throughput ratio ${ratios.map((r) => `${r.toFixed(1)}%`).join(' ')}`,
 );
+if (translatedProvider !== undefined) {
+  const pass = mean(of('gateway').map((r) => r.cpuPerRequest));
+  const translated = mean(of('translated').map((r) => r.cpuPerRequest));
+  console.log(
+    `translated to ${translatedProvider}: ${translated} µs/request against ${pass} pass-through: ` +
+      `+${translated - pass} µs/request (${((translated / pass - 1) * 100).toFixed(0)}%), ` +
+      `errors ${of('translated').reduce((n, r) => n + r.errors, 0)}`,
+  );
+}
 // Requests each process served, warm-up included (what a profile of it covers).
 console.log(
   `requests served: bare ${warmup.bare + of('bare-proxy').reduce((n, r) => n + r.total, 0)}, ` +

@@ -82,6 +82,8 @@ const CODES = {
   integration_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
   virtual_key_usage_limit_exhausted: { status: 412, type: 'usage_limit_error' },
   payload_too_large: { status: 413, type: 'invalid_request_error' },
+  /** A translated request (docs/unified-api.md) uses a parameter the target provider cannot take. */
+  unsupported_parameter: { status: 400, type: 'invalid_request_error' },
   /** A rate limit refused the request (`retry-after`); the code names who carries it. */
   policy_rate_limited: { status: 429, type: 'rate_limit_error' },
   api_key_rate_limited: { status: 429, type: 'rate_limit_error' },

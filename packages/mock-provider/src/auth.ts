@@ -1,10 +1,25 @@
 // Key and token checks for OpenAI, Anthropic, Azure and Google (Vertex), with each provider's own errors.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MockState } from './context.js';
-import { anthropicError, azureError, googleError, openaiError, type ProviderError } from './errors.js';
+import {
+  anthropicError,
+  azureError,
+  cohereError,
+  googleError,
+  openaiError,
+  type ProviderError,
+} from './errors.js';
 import type { KeyedProvider } from './types.js';
 
-export type AuthKind = 'openai' | 'anthropic' | 'azure' | 'google' | 'sigv4' | 'none';
+export type AuthKind =
+  | 'openai'
+  | 'anthropic'
+  | 'azure'
+  | 'google'
+  | 'google-key'
+  | 'cohere'
+  | 'sigv4'
+  | 'none';
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name];
@@ -89,5 +104,32 @@ export function checkGoogleAuth(state: MockState, headers: IncomingHttpHeaders):
     return googleError(401, `Request is missing required authentication credential. ${hint}`);
   if (!accepted(state, 'vertex', token))
     return googleError(401, `Request had invalid authentication credentials. ${hint}`);
+  return undefined;
+}
+
+/** Google AI Studio: the API key in `x-goog-api-key` (Google's SDKs send it there). */
+export function checkGoogleKeyAuth(
+  state: MockState,
+  headers: IncomingHttpHeaders,
+): ProviderError | undefined {
+  const key = header(headers, 'x-goog-api-key');
+  if (key === undefined) {
+    return googleError(
+      403,
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      'PERMISSION_DENIED',
+    );
+  }
+  if (!accepted(state, 'google', key)) {
+    return googleError(400, 'API key not valid. Please pass a valid API key.', 'INVALID_ARGUMENT');
+  }
+  return undefined;
+}
+
+/** Cohere: `Authorization: Bearer <key>`; its errors are `{"message"}`. */
+export function checkCohereAuth(state: MockState, headers: IncomingHttpHeaders): ProviderError | undefined {
+  const token = bearerToken(headers);
+  if (token === undefined) return cohereError(401, 'no api key supplied');
+  if (!accepted(state, 'cohere', token)) return cohereError(401, 'invalid api token');
   return undefined;
 }

@@ -1,7 +1,7 @@
 // Error bodies in each provider's own shape, and the status -> error-type tables they use.
 
 /** Which provider's error envelope a route answers with. */
-export type ErrorStyle = 'openai' | 'anthropic' | 'azure' | 'bedrock' | 'google';
+export type ErrorStyle = 'openai' | 'anthropic' | 'azure' | 'bedrock' | 'google' | 'cohere';
 
 export interface ProviderError {
   status: number;
@@ -134,6 +134,8 @@ export function simulatedError(style: ErrorStyle, status: number): ProviderError
       );
     case 'google':
       return googleError(status, message);
+    case 'cohere':
+      return cohereError(status, message);
   }
 }
 
@@ -160,5 +162,12 @@ export function invalidRequest(
       return bedrockError(400, 'ValidationException', message);
     case 'google':
       return googleError(400, message);
+    case 'cohere':
+      return cohereError(400, message);
   }
+}
+
+/** Cohere's error body: `{"message"}` (v2 adds an id). */
+export function cohereError(status: number, message: string): ProviderError {
+  return { status, body: { id: 'mock-error', message } };
 }

@@ -40,6 +40,8 @@ export function providerHeaders(provider: ProviderName, requestId: string): Reco
     case 'bedrock':
       return { ...common, 'x-amzn-requestid': requestId };
     case 'vertex':
+    case 'google':
+    case 'cohere':
     case 'mock':
       return common;
   }

@@ -7,7 +7,9 @@ import {
   type AuthKind,
   checkAnthropicAuth,
   checkAzureAuth,
+  checkCohereAuth,
   checkGoogleAuth,
+  checkGoogleKeyAuth,
   checkOpenAiAuth,
 } from './auth.js';
 import type { MockState, RouteContext } from './context.js';
@@ -38,7 +40,7 @@ export const DEFAULT_AWS_CREDENTIALS: Readonly<AwsCredentials> = Object.freeze({
   secretAccessKey: 'mock-provider-secret-access-key',
 });
 
-const KEYED: readonly KeyedProvider[] = ['openai', 'anthropic', 'azure', 'vertex'];
+const KEYED: readonly KeyedProvider[] = ['openai', 'anthropic', 'azure', 'vertex', 'google', 'cohere'];
 
 /** Unknown paths: OpenAI's own 404, unauthenticated so any path a gateway forwards is visible. */
 const CATCH_ALL: Route = {
@@ -77,6 +79,10 @@ function authenticate(kind: AuthKind, ctx: RouteContext): ProviderError | undefi
       return checkAzureAuth(state, req.headers);
     case 'google':
       return checkGoogleAuth(state, req.headers);
+    case 'google-key':
+      return checkGoogleKeyAuth(state, req.headers);
+    case 'cohere':
+      return checkCohereAuth(state, req.headers);
     case 'sigv4': {
       const result = verifySigV4(
         {

@@ -2,10 +2,18 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Which provider a route imitates (`mock` is the control surface and the unknown-path catch-all). */
-export type ProviderName = 'openai' | 'anthropic' | 'azure' | 'bedrock' | 'vertex' | 'mock';
+export type ProviderName =
+  | 'openai'
+  | 'anthropic'
+  | 'azure'
+  | 'bedrock'
+  | 'vertex'
+  | 'google'
+  | 'cohere'
+  | 'mock';
 
 /** Providers whose auth is a plain key or bearer token (Bedrock uses SigV4 instead). */
-export type KeyedProvider = 'openai' | 'anthropic' | 'azure' | 'vertex';
+export type KeyedProvider = 'openai' | 'anthropic' | 'azure' | 'vertex' | 'google' | 'cohere';
 
 /** Behaviour knobs. Server-wide values come from options/configure(); `x-mock-*` headers override them. */
 export interface MockKnobs {

@@ -2,6 +2,8 @@
 // ways (upstream/forward.ts), with what stream-usage.ts added taken back out of the answer.
 import type { ServerResponse } from 'node:http';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
+import { teeTo } from '../translate/tee.js';
+import type { Translation } from '../translate/translation.js';
 import { forward } from '../upstream/forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
@@ -20,6 +22,7 @@ export async function callUpstream(
 ): Promise<void> {
   const service = ctx.service as ServiceHeaders;
   const { provider, managed } = target;
+  if (ctx.translation) return callTranslated(ctx, target, ctx.translation, deps, res);
   const body = ctx.body;
   // Spelled out rather than `{ ...base, body, json }`: that spread was a slow object on this path.
   const base = target.base;
@@ -60,6 +63,58 @@ export async function callUpstream(
     requestSink: ctx.usageInjected ? undefined : ctx.facts.request,
     responseSink: ctx.facts.response,
     responseFilter: ctx.usageInjected ? injectedUsageFilter : undefined,
+  });
+}
+
+/**
+ * A translated call (translate-request.ts): the provider's own request, and its answer (errors
+ * included) translated back as it streams; the captured response is what the client received.
+ */
+async function callTranslated(
+  ctx: RequestContext,
+  target: PlainTarget,
+  translation: Translation,
+  deps: CallDeps,
+  res: ServerResponse,
+): Promise<void> {
+  const service = ctx.service as ServiceHeaders;
+  const { provider, managed } = target;
+  const base = target.base;
+  const sent = translation.request;
+  const upstream = await provider.buildTarget({
+    method: base.method,
+    path: sent.path,
+    search: sent.search,
+    headers: base.headers,
+    token: base.token,
+    cloud: sent.cloud,
+    customHost: base.customHost,
+    body: sent.body,
+    json: sent.routeJson,
+  });
+  const headers = upstreamHeaders(
+    clientHeadersForProvider(ctx.req.headers),
+    upstream,
+    service.forwardHeaders,
+  );
+  if (managed) Object.assign(headers, managed.setHeaders);
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(sent.body.length);
+  // The answer is read to be translated: it must come unencoded.
+  headers['accept-encoding'] = 'identity';
+  const sink = ctx.facts.response;
+  ctx.result = await forward(res, {
+    method: ctx.method,
+    url: upstream.url,
+    headers,
+    body: sent.body,
+    lookup: target.host?.lookup,
+    timeoutMs: service.requestTimeoutMs,
+    idleTimeoutMs: deps.idleTimeoutMs,
+    maxBodyBytes: deps.maxBodyBytes,
+    extraResponseHeaders: responseExtras(ctx.limitHeaders, service.traceId, provider.id),
+    filterAllStatuses: true,
+    responseFilter: (answerHeaders, status) => teeTo(translation.response(status, answerHeaders), sink),
   });
 }
 

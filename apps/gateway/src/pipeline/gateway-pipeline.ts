@@ -1,6 +1,7 @@
 // The gateway's one request pipeline. Every request kind runs the same stages, in this order:
 //   identify (service headers, API key or JWT) -> authorise (scope) -> resolve route (config or
-//   provider target, custom host checked) -> request body (only when a stage needs it) -> admit
+//   provider target, custom host checked) -> request body (only when a stage needs it) -> translate
+//   (the unified API: an OpenAI-shaped request rewritten for a provider that speaks another) -> admit
 //   limits (once) -> call (a plain target, a config's strategy with cache and guardrails, or a
 //   realtime session) -> settle limits and publish the request event.
 // A prompt completion (`POST /v1/prompts/{id}/completions`) is the same pipeline with two stages of
@@ -36,6 +37,7 @@ import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
 import { resolveRoute } from './resolve-route.js';
 import { type Publish, settleAndPublish } from './settle.js';
+import { translateRequest } from './translate-request.js';
 
 export interface PipelineDeps {
   readonly config: GatewayConfig;
@@ -145,6 +147,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
           await callConfig(ctx, route.config, configRoute, res);
         } else if (route?.kind === 'target') {
           await readTargetBody(ctx, route.target, bodyDeps);
+          translateRequest(ctx, route.target);
           await admitLimits(ctx, deps.limits, route.target.provider.id);
           await callUpstream(ctx, route.target, callDeps, res);
         }

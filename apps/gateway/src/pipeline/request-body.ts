@@ -7,6 +7,7 @@ import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../acces
 import { gatewayError } from '../errors.js';
 import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
+import { mayTranslate } from '../translate/translation.js';
 import { readBody } from '../upstream/read-body.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
 import { jsonModel } from './request-event.js';
@@ -69,14 +70,22 @@ export async function readTargetBody(
       target.base.cloud.azure?.apiVersion,
     );
   const rendered = ctx.body;
-  if (rendered === undefined && !modelNeeded && !usageAsked && !target.provider.needsBody(target.base)) {
+  // A request the unified API may translate is read whole: it is rewritten for the provider.
+  const translates = mayTranslate(ctx.method, ctx.path, target.provider.id);
+  if (
+    rendered === undefined &&
+    !modelNeeded &&
+    !usageAsked &&
+    !translates &&
+    !target.provider.needsBody(target.base)
+  ) {
     // Streams through: the model can still be in the path (Bedrock), never in an unread body.
     ctx.model = requestModel(ctx.path, undefined, undefined, undefined);
     return;
   }
   // Parsed once here: the request event and the usage estimate read the model from it too.
   const body = rendered ?? (await readBody(ctx.req, deps.maxBodyBytes));
-  parse(ctx, body, modelNeeded || target.provider.needsBody(target.base));
+  parse(ctx, body, modelNeeded || translates || target.provider.needsBody(target.base));
   ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');

@@ -8,6 +8,7 @@ import type { ManagedTarget, RequestAccess } from '../access/index.js';
 import type { Admission } from '../limits/index.js';
 import type { ProviderDefinition, ProviderRequest } from '../providers/types.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
+import type { Translation } from '../translate/translation.js';
 import { BodyCapture } from '../upstream/capture.js';
 import type { CheckedHost } from '../upstream/custom-host-cache.js';
 import type { ForwardResult } from '../upstream/forward.js';
@@ -72,6 +73,8 @@ export interface RequestContext {
   turnCharges: (() => readonly UsageCharge[]) | undefined;
   /** Usage a stage read itself (the stream usage the client did not ask for, realtime turns). */
   usage: ResponseFacts | undefined;
+  /** The request is sent in the provider's own API and its answer translated back (translate-request.ts). */
+  translation: Translation | undefined;
 }
 
 export const V1 = '/v1';
@@ -128,5 +131,6 @@ export function createContext(
     usageInjected: false,
     turnCharges: undefined,
     usage: undefined,
+    translation: undefined,
   };
 }

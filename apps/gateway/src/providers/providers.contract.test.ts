@@ -133,7 +133,16 @@ const OPENAI_STYLE = [
 ];
 
 /** Which describe block below covers each provider: the suite must name every registered one. */
-const COVERED = [...OPENAI_STYLE, 'ollama', 'cohere', 'anthropic', 'azure-openai', 'vertex-ai', 'bedrock'];
+const COVERED = [
+  ...OPENAI_STYLE,
+  'ollama',
+  'cohere',
+  'google',
+  'anthropic',
+  'azure-openai',
+  'vertex-ai',
+  'bedrock',
+];
 
 it('covers every registered provider', () => {
   expect([...COVERED].sort()).toEqual([...PROVIDER_IDS].sort());
@@ -197,7 +206,7 @@ describe('cohere (custom host <mock>)', () => {
     expect(sent.recorded.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
   });
 
-  it('sends v2 /v2/chat 1:1: the mock does not know it (404) but records path, auth and body', async () => {
+  it('sends v2 /v2/chat 1:1 with path, auth and body unchanged', async () => {
     const sent = await call({
       provider: 'cohere',
       hostPath: '',
@@ -205,9 +214,28 @@ describe('cohere (custom host <mock>)', () => {
       headers: bearerAuth(KEYS.openai),
       body: { model: 'command-r-plus', messages: [{ role: 'user', content: 'hi' }] },
     });
-    expect(sent.status).toBe(404);
-    expect(sent.recorded).toMatchObject({ provider: 'mock', method: 'POST', path: '/v2/chat' });
+    expect(sent.status).toBe(200);
+    expect(sent.recorded).toMatchObject({ provider: 'cohere', method: 'POST', path: '/v2/chat' });
     expect(sent.recorded.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
+    expect(sent.recorded.body.toString()).toBe(sent.bodyText);
+  });
+});
+
+describe('google (custom host <mock>)', () => {
+  it('sends the native path 1:1 with the token as x-goog-api-key', async () => {
+    const sent = await call({
+      provider: 'google',
+      hostPath: '',
+      path: '/v1beta/models/gemini-2.0-flash:generateContent',
+      headers: bearerAuth(KEYS.openai),
+      body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+    });
+    expect(sent.recorded).toMatchObject({
+      method: 'POST',
+      path: '/v1beta/models/gemini-2.0-flash:generateContent',
+    });
+    expect(sent.recorded.headers['x-goog-api-key']).toBe(KEYS.openai);
+    expect(sent.recorded.headers.authorization).toBeUndefined();
     expect(sent.recorded.body.toString()).toBe(sent.bodyText);
   });
 });

@@ -13,6 +13,7 @@ describe('provider registry', () => {
         'cohere',
         'deepseek',
         'fireworks-ai',
+        'google',
         'groq',
         'mistral-ai',
         'ollama',

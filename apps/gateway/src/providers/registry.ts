@@ -5,6 +5,7 @@ import { bedrock } from './bedrock.js';
 import { cohere } from './cohere.js';
 import { deepseek } from './deepseek.js';
 import { fireworksAi } from './fireworks-ai.js';
+import { google } from './google.js';
 import { groq } from './groq.js';
 import { mistralAi } from './mistral-ai.js';
 import { ollama } from './ollama.js';
@@ -21,6 +22,7 @@ export const PROVIDERS: readonly ProviderDefinition[] = [
   anthropic,
   azureOpenai,
   vertexAi,
+  google,
   bedrock,
   groq,
   mistralAi,
@@ -41,6 +43,7 @@ export const PROVIDER_ALIASES: Readonly<Record<string, string>> = {
   azure: 'azure-openai',
   vertex: 'vertex-ai',
   'aws-bedrock': 'bedrock',
+  gemini: 'google',
   mistral: 'mistral-ai',
   together: 'together-ai',
   fireworks: 'fireworks-ai',

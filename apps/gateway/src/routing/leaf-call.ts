@@ -19,6 +19,7 @@ import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream
 import type { StrategyOutcome } from './strategy.js';
 import { isEventStream, streamText } from './stream-text.js';
 import type { TargetAdmissions } from './target-admissions.js';
+import { translatedExchange } from './translated-exchange.js';
 import { callUpstream, readAnswer, type UpstreamExchange } from './upstream-call.js';
 
 export interface AttemptRecord {
@@ -254,7 +255,7 @@ export class LeafCaller {
     const attempt = attemptOf(leaf, retry, Date.now());
     this.attempts.push(attempt);
     if (admission) targets?.record(attempt, admission);
-    const exchange = await callUpstream({
+    const called = await callUpstream({
       method: this.request.method,
       url: leaf.url,
       headers: leaf.headers,
@@ -264,6 +265,8 @@ export class LeafCaller {
       idleTimeoutMs: this.deps.idleTimeoutMs,
       signal: this.request.signal,
     });
+    // A translated target's answer is read in the client's shape from here on (docs/unified-api.md).
+    const exchange = leaf.translation ? translatedExchange(called, leaf.translation) : called;
     attempt.endedAt = Date.now();
     const response = exchange.response;
     if (!response) return this.failed(leaf, attempt, exchange.error as AppError);

@@ -3,6 +3,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import type { EffectiveSettings } from '@aigw/config-schema';
+import { type Translation, translationFor } from '../translate/translation.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { ConfigRequest } from './config-request.js';
@@ -21,6 +22,8 @@ export interface UpstreamPlan {
   readonly timeoutMs: number | undefined;
   /** Output guardrails read the answer: it is read whole before anything is sent. */
   readonly readsAnswer: boolean;
+  /** The unified API's translation for this target (its answer is translated back): none = pass-through. */
+  readonly translation: Translation | undefined;
 }
 
 type Json = Record<string, unknown>;
@@ -57,16 +60,27 @@ export async function prepareUpstream(
     customHostUrl = checked.url;
     lookup = checked.lookup;
   }
-  const { body, json } = withOverrides(request.body, request.json, settings.override_params);
-  const built = await target.provider.buildTarget({
+  const overridden = withOverrides(request.body, request.json, settings.override_params);
+  const json = overridden.json;
+  // The one rule of the unified API, per target: a fallback from OpenAI to Anthropic sends each its own shape.
+  const translation = translationFor({
     method: request.method,
     path: request.path,
-    search: request.search,
+    providerId: target.provider.id,
+    cloud: target.cloud,
+    json,
+  });
+  const sent = translation?.request;
+  const body = sent ? sent.body : overridden.body;
+  const built = await target.provider.buildTarget({
+    method: request.method,
+    path: sent ? sent.path : request.path,
+    search: sent ? sent.search : request.search,
     headers: request.headers,
     token: target.token,
-    cloud: target.cloud,
+    cloud: sent ? sent.cloud : target.cloud,
     customHost: customHostUrl,
-    json,
+    json: sent ? sent.routeJson : json,
     body,
   });
   const forwarded = target.forwardHeaders;
@@ -77,6 +91,11 @@ export async function prepareUpstream(
   // The body is held whole (a chunked client body included): its length is known.
   if (body.length > 0 || headers['content-length'] !== undefined)
     headers['content-length'] = String(body.length);
+  if (translation) {
+    headers['content-type'] = 'application/json';
+    // The answer is read to be translated: it must come unencoded.
+    headers['accept-encoding'] = 'identity';
+  }
   const readsAnswer = Boolean(settings.output_guardrails?.length);
   if (readsAnswer || settings.cache) plainAnswer(headers, forwarded);
   const model = isJsonObject(json) && typeof json.model === 'string' ? json.model.slice(0, 256) : '';
@@ -90,6 +109,7 @@ export async function prepareUpstream(
     customHostUrl,
     timeoutMs: target.timeoutMs,
     readsAnswer,
+    translation,
   };
 }
 

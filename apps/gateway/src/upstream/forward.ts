@@ -31,13 +31,19 @@ export interface ForwardRequest {
    * Rewrites what the client receives of a 2xx answer (the sinks still see the provider's bytes);
    * asked once the response headers are known, undefined to relay the bytes unchanged.
    */
-  readonly responseFilter?: ((headers: IncomingMessage['headers']) => ResponseFilter | undefined) | undefined;
+  readonly responseFilter?:
+    | ((headers: IncomingMessage['headers'], status: number) => ResponseFilter | undefined)
+    | undefined;
+  /** The filter rewrites error answers too (a translated call's errors in the gateway's envelope). */
+  readonly filterAllStatuses?: boolean;
 }
 
 /** Bytes in, bytes out, chunk by chunk; `end` returns what was held back. */
 export interface ResponseFilter {
   push(chunk: Buffer): readonly Buffer[];
   end(): readonly Buffer[];
+  /** The content type of what the filter writes, when it differs from the provider's. */
+  readonly contentType?: string;
 }
 
 export interface ForwardResult {
@@ -124,17 +130,23 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       result.status = upRes.statusCode ?? 502;
       result.responseHeaders = upRes.headers;
       const filter =
-        fr.responseFilter && result.status >= 200 && result.status < 300
-          ? fr.responseFilter(upRes.headers)
+        fr.responseFilter && (fr.filterAllStatuses || (result.status >= 200 && result.status < 300))
+          ? fr.responseFilter(upRes.headers, result.status)
           : undefined;
       const headerList = responseHeaderList(upRes.headers, fr.extraResponseHeaders);
       // A filtered body has another length: it goes out chunked.
       if (filter) removeHeader(headerList, 'content-length');
+      if (filter?.contentType !== undefined) {
+        removeHeader(headerList, 'content-type');
+        headerList.push('content-type', filter.contentType);
+        // What the client got (and the sinks saw) is read in this type at the end.
+        result.responseHeaders = { ...upRes.headers, 'content-type': filter.contentType };
+      }
       res.writeHead(result.status, upRes.statusMessage, headerList);
       // Event streams: the client must see the stream open at once. Events that came in the same
       // read as the headers take them out in one write; otherwise the headers go alone right after
       // this turn of the event loop (one write less per stream than flushing them here).
-      if (upRes.headers['content-type']?.startsWith('text/event-stream')) {
+      if (result.responseHeaders['content-type']?.startsWith('text/event-stream')) {
         setImmediate(() => {
           if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
         });

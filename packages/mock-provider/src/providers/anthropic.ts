@@ -5,6 +5,7 @@ import { invalidRequest } from '../errors.js';
 import { sendError, sendJson } from '../http-io.js';
 import { sseFrame, writeStream } from '../stream.js';
 import { countTokens, randomId, splitChunks, truncateTokens } from '../text.js';
+import { anthropicOffer, type MockToolCall, mockToolCalls } from '../tools.js';
 
 export interface MessagesOptions {
   /** Model from the URL (Vertex, Bedrock); the direct API requires it in the body. */
@@ -37,7 +38,9 @@ export interface PreparedMessage {
   id: string;
   model: string;
   text: string;
-  stopReason: 'end_turn' | 'max_tokens';
+  stopReason: 'end_turn' | 'max_tokens' | 'tool_use';
+  /** Calls of the offered tools (tools.ts): the answer is these instead of text. */
+  toolCalls: MockToolCall[];
   inputTokens: number;
   outputTokens: number;
 }
@@ -55,12 +58,14 @@ export function prepareMessage(
     return undefined;
   }
   const { text, truncated } = truncateTokens(echoOf(chatTurns(body.messages)), body.max_tokens as number);
+  const toolCalls = mockToolCalls(anthropicOffer(body), text);
   return {
     stream: body.stream === true,
     id: randomId('msg_mock', 10),
     model: options.model ?? (body.model as string),
     text,
-    stopReason: truncated ? 'max_tokens' : 'end_turn',
+    stopReason: toolCalls.length > 0 ? 'tool_use' : truncated ? 'max_tokens' : 'end_turn',
+    toolCalls,
     inputTokens: anthropicInputTokens(body),
     outputTokens: countTokens(text),
   };
@@ -74,7 +79,10 @@ export function messageJson(m: PreparedMessage): JsonObject {
     type: 'message',
     role: 'assistant',
     model: m.model,
-    content: [{ type: 'text', text: m.text }],
+    content:
+      m.toolCalls.length > 0
+        ? m.toolCalls.map((c) => ({ type: 'tool_use', id: c.id, name: c.name, input: c.args }))
+        : [{ type: 'text', text: m.text }],
     stop_reason: m.stopReason,
     stop_sequence: null,
     usage: { input_tokens: m.inputTokens, output_tokens: m.outputTokens, ...CACHE_USAGE },
@@ -92,16 +100,40 @@ export function messageEvents(
     stop_reason: null,
     usage: { input_tokens: m.inputTokens, output_tokens: 1, ...CACHE_USAGE },
   };
+  // A tool call's input streams as two halves of its JSON text.
+  const blocks: Array<JsonObject & { type: string }> =
+    m.toolCalls.length > 0
+      ? m.toolCalls.flatMap((c, index) => {
+          const json = JSON.stringify(c.args);
+          const half = Math.ceil(json.length / 2);
+          return [
+            {
+              type: 'content_block_start',
+              index,
+              content_block: { type: 'tool_use', id: c.id, name: c.name, input: {} },
+            },
+            ...[json.slice(0, half), json.slice(half)].map((partial_json) => ({
+              type: 'content_block_delta',
+              index,
+              delta: { type: 'input_json_delta', partial_json },
+            })),
+            { type: 'content_block_stop', index },
+          ];
+        })
+      : [
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          ...splitChunks(m.text, chunks).map((piece) => ({
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'text_delta', text: piece },
+          })),
+          { type: 'content_block_stop', index: 0 },
+        ];
   return [
     { type: 'message_start', message: start },
-    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ...blocks.slice(0, 1),
     { type: 'ping' },
-    ...splitChunks(m.text, chunks).map((piece) => ({
-      type: 'content_block_delta',
-      index: 0,
-      delta: { type: 'text_delta', text: piece },
-    })),
-    { type: 'content_block_stop', index: 0 },
+    ...blocks.slice(1),
     {
       type: 'message_delta',
       delta: { stop_reason: m.stopReason, stop_sequence: null },

@@ -5,7 +5,8 @@ import { bedrockError } from '../errors.js';
 import { bedrockEvent } from '../eventstream.js';
 import { sendError, sendJson } from '../http-io.js';
 import { writeStream } from '../stream.js';
-import { countTokens, splitChunks, truncateTokens } from '../text.js';
+import { countTokens, embeddingVector, splitChunks, truncateTokens } from '../text.js';
+import { converseOffer, type MockToolCall, mockToolCalls } from '../tools.js';
 import { messageEvents, messageJson, prepareMessage } from './anthropic.js';
 
 const EVENT_STREAM = 'application/vnd.amazon.eventstream';
@@ -13,7 +14,8 @@ const validation = (message: string) => bedrockError(400, 'ValidationException',
 
 interface ConverseAnswer {
   text: string;
-  stopReason: 'end_turn' | 'max_tokens';
+  stopReason: 'end_turn' | 'max_tokens' | 'tool_use';
+  toolCalls: MockToolCall[];
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
@@ -49,9 +51,11 @@ function converseAnswer(ctx: RouteContext): ConverseAnswer | undefined {
   );
   const { text, truncated } = truncateTokens(echoOf(turns), maxTokens);
   const outputTokens = countTokens(text);
+  const toolCalls = mockToolCalls(converseOffer(body), text);
   return {
     text,
-    stopReason: truncated ? 'max_tokens' : 'end_turn',
+    toolCalls,
+    stopReason: toolCalls.length > 0 ? 'tool_use' : truncated ? 'max_tokens' : 'end_turn',
     usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens },
   };
 }
@@ -60,7 +64,15 @@ export function handleConverse(ctx: RouteContext): void {
   const a = converseAnswer(ctx);
   if (!a) return;
   sendJson(ctx, 200, {
-    output: { message: { role: 'assistant', content: [{ text: a.text }] } },
+    output: {
+      message: {
+        role: 'assistant',
+        content:
+          a.toolCalls.length > 0
+            ? a.toolCalls.map((c) => ({ toolUse: { toolUseId: c.id, name: c.name, input: c.args } }))
+            : [{ text: a.text }],
+      },
+    },
     stopReason: a.stopReason,
     usage: a.usage,
     metrics: { latencyMs: ctx.knobs.latencyMs },
@@ -70,12 +82,28 @@ export function handleConverse(ctx: RouteContext): void {
 export async function handleConverseStream(ctx: RouteContext): Promise<void> {
   const a = converseAnswer(ctx);
   if (!a) return;
+  const blocks =
+    a.toolCalls.length > 0
+      ? a.toolCalls.flatMap((c, contentBlockIndex) => [
+          bedrockEvent('contentBlockStart', {
+            contentBlockIndex,
+            start: { toolUse: { toolUseId: c.id, name: c.name } },
+          }),
+          bedrockEvent('contentBlockDelta', {
+            contentBlockIndex,
+            delta: { toolUse: { input: JSON.stringify(c.args) } },
+          }),
+          bedrockEvent('contentBlockStop', { contentBlockIndex }),
+        ])
+      : [
+          ...splitChunks(a.text, ctx.knobs.chunks).map((text) =>
+            bedrockEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text } }),
+          ),
+          bedrockEvent('contentBlockStop', { contentBlockIndex: 0 }),
+        ];
   const frames = [
     bedrockEvent('messageStart', { role: 'assistant' }),
-    ...splitChunks(a.text, ctx.knobs.chunks).map((text) =>
-      bedrockEvent('contentBlockDelta', { contentBlockIndex: 0, delta: { text } }),
-    ),
-    bedrockEvent('contentBlockStop', { contentBlockIndex: 0 }),
+    ...blocks,
     bedrockEvent('messageStop', { stopReason: a.stopReason }),
     bedrockEvent('metadata', { usage: a.usage, metrics: { latencyMs: ctx.knobs.latencyMs } }),
   ];
@@ -87,6 +115,10 @@ export function handleInvoke(ctx: RouteContext): void {
   const body = requireJsonObject(ctx);
   if (!body) return;
   const modelId = ctx.params.modelId ?? '';
+  if (/embed/.test(modelId)) {
+    handleInvokeEmbeddings(ctx, body, modelId);
+    return;
+  }
   if (Array.isArray(body.messages)) {
     const m = prepareMessage(ctx, { model: modelId, requiredBodyField: 'anthropic_version' });
     if (m) sendJson(ctx, 200, messageJson(m));
@@ -149,4 +181,33 @@ export async function handleInvokeStream(ctx: RouteContext): Promise<void> {
     bedrockEvent('chunk', { bytes: Buffer.from(JSON.stringify(e)).toString('base64') }),
   );
   await writeStream(ctx, frames, EVENT_STREAM);
+}
+
+/** Embedding models on InvokeModel: Titan (`inputText` -> `embedding`) and Cohere (`texts` -> `embeddings`). */
+function handleInvokeEmbeddings(ctx: RouteContext, body: JsonObject, modelId: string): void {
+  if (/cohere\./.test(modelId)) {
+    const texts = Array.isArray(body.texts)
+      ? body.texts.filter((t): t is string => typeof t === 'string')
+      : [];
+    if (texts.length === 0 || typeof body.input_type !== 'string') {
+      sendError(ctx, validation('Malformed input request: texts and input_type are required.'));
+      return;
+    }
+    sendJson(ctx, 200, {
+      id: 'mock-embed',
+      texts,
+      embeddings: texts.map((t) => embeddingVector(t, 1024)),
+      response_type: 'embeddings_floats',
+    });
+    return;
+  }
+  if (typeof body.inputText !== 'string') {
+    sendError(ctx, validation('Malformed input request: #: required key [inputText] not found'));
+    return;
+  }
+  const dims = intField(body.dimensions, 1, 1024);
+  sendJson(ctx, 200, {
+    embedding: embeddingVector(body.inputText, typeof dims === 'number' ? dims : 1024),
+    inputTextTokenCount: countTokens(body.inputText),
+  });
 }

@@ -5,6 +5,7 @@ import { invalidRequest } from '../errors.js';
 import { sendError, sendJson } from '../http-io.js';
 import { sseFrame, writeStream } from '../stream.js';
 import { countTokens, nowSeconds, randomId, splitChunks, truncateTokens } from '../text.js';
+import { mockToolCalls, openaiOffer } from '../tools.js';
 
 export interface ChatOptions {
   /** Model when the body names none (Azure: the deployment); without it `model` is required. */
@@ -68,7 +69,12 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
   const turns = chatTurns(body.messages);
   const promptTokens = turns.reduce((sum, turn) => sum + countTokens(turn.text), 0);
   const { text, truncated } = truncateTokens(echoOf(turns), maxTokens);
-  const finishReason = truncated ? 'length' : 'stop';
+  const calls = mockToolCalls(openaiOffer(body), text).map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.name, arguments: JSON.stringify(c.args) },
+  }));
+  const finishReason = calls.length > 0 ? 'tool_calls' : truncated ? 'length' : 'stop';
   const usage = chatUsage(promptTokens, countTokens(text) * choices);
   const base = { id: randomId('chatcmpl-'), created: nowSeconds(), model, system_fingerprint: 'fp_mock' };
 
@@ -79,7 +85,10 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
       object: 'chat.completion',
       choices: Array.from({ length: choices }, (_, index) => ({
         index,
-        message: { role: 'assistant', content: text, refusal: null },
+        message:
+          calls.length > 0
+            ? { role: 'assistant', content: null, refusal: null, tool_calls: calls }
+            : { role: 'assistant', content: text, refusal: null },
         logprobs: null,
         finish_reason: finishReason,
         ...options.extraChoiceFields,
@@ -109,9 +118,23 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
       },
     ]),
   );
-  for (const piece of splitChunks(text, ctx.knobs.chunks)) {
+  for (const piece of calls.length > 0 ? [] : splitChunks(text, ctx.knobs.chunks)) {
     for (const index of indexes) {
       frames.push(chunk([{ index, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    }
+  }
+  // A tool call: its head (id, name), then its arguments.
+  for (const [at, call] of calls.entries()) {
+    const head = {
+      index: at,
+      id: call.id,
+      type: 'function',
+      function: { name: call.function.name, arguments: '' },
+    };
+    const args = { index: at, function: { arguments: call.function.arguments } };
+    for (const index of indexes) {
+      frames.push(chunk([{ index, delta: { tool_calls: [head] }, logprobs: null, finish_reason: null }]));
+      frames.push(chunk([{ index, delta: { tool_calls: [args] }, logprobs: null, finish_reason: null }]));
     }
   }
   for (const index of indexes) {

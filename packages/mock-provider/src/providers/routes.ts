@@ -7,6 +7,7 @@ import type { ProviderName } from '../types.js';
 import { handleCountTokens, handleMessages } from './anthropic.js';
 import { checkApiVersion, handleAzureChat, handleAzureCompletions, handleAzureEmbeddings } from './azure.js';
 import { handleConverse, handleConverseStream, handleInvoke, handleInvokeStream } from './bedrock.js';
+import { handleCohereChat, handleCohereEmbed } from './cohere.js';
 import { handleChatCompletions } from './openai-chat.js';
 import { handleCompletions } from './openai-completions.js';
 import { handleEmbeddings } from './openai-embeddings.js';
@@ -20,7 +21,12 @@ import {
 } from './openai-files.js';
 import { handleGetBatch, handleJobEvents, handleListBatches } from './openai-lists.js';
 import { handleGetModel, handleListModels, handleModerations, handleRerank } from './openai-misc.js';
-import { handleGenerateContent, handleStreamGenerateContent } from './vertex.js';
+import {
+  handleBatchEmbedContents,
+  handleGenerateContent,
+  handlePredictEmbeddings,
+  handleStreamGenerateContent,
+} from './vertex.js';
 
 type Handler = Route['handle'];
 
@@ -41,12 +47,16 @@ const anthropic = family('anthropic', 'anthropic', 'anthropic');
 const azure = family('azure', 'azure', 'azure');
 const bedrock = family('bedrock', 'bedrock', 'sigv4');
 const vertex = family('vertex', 'google', 'google');
+const google = family('google', 'google', 'google-key');
+const cohere = family('cohere', 'cohere', 'cohere');
 /** Vertex's Anthropic models answer body errors in Anthropic's shape, but auth is still Google's. */
 const vertexAnthropic = family('vertex', 'anthropic', 'google');
 
 const AZ = '^/openai/deployments/(?<deployment>[^/]+)';
 const VX = '^/(?:v1|v1beta1)/projects/(?<project>[^/]+)/locations/(?<location>[^/]+)';
 const COLON = '(?::|%3[Aa])';
+/** Google AI Studio's model paths. */
+const GM = '^/(?:v1|v1beta)/models/(?<model>[^/:%]+)';
 const azureOpts = { precheck: checkApiVersion };
 
 export const ROUTES: readonly Route[] = [
@@ -98,4 +108,16 @@ export const ROUTES: readonly Route[] = [
   vertex('POST', new RegExp(`${VX}/endpoints/openapi/chat/completions$`), (ctx) =>
     handleChatCompletions(ctx),
   ),
+  vertex(
+    'POST',
+    new RegExp(`${VX}/publishers/google/models/(?<model>[^/:%]+)${COLON}predict$`),
+    handlePredictEmbeddings,
+  ),
+
+  google('POST', new RegExp(`${GM}${COLON}generateContent$`), handleGenerateContent),
+  google('POST', new RegExp(`${GM}${COLON}streamGenerateContent$`), handleStreamGenerateContent),
+  google('POST', new RegExp(`${GM}${COLON}batchEmbedContents$`), handleBatchEmbedContents),
+
+  cohere('POST', /^\/v2\/chat$/, (ctx) => handleCohereChat(ctx)),
+  cohere('POST', /^\/v2\/embed$/, handleCohereEmbed),
 ];

@@ -1,0 +1,78 @@
+// The response transform for config leaves: a call's answer seen through its translation, as a
+// readable with the answer's status and headers, so everything after the call (the strategy's
+// status checks, output guardrails, the cache, the relay to the client, usage) reads the client's
+// shape exactly as it reads an untranslated answer.
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
+import type { BodyTranslator } from '../translate/body-translator.js';
+import type { Translation } from '../translate/translation.js';
+import type { UpstreamExchange } from './upstream-call.js';
+
+/** The provider's answer, translated chunk by chunk as the reader pulls it. */
+class TranslatedResponse extends Readable {
+  readonly statusCode: number;
+  readonly statusMessage: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  /** The provider's answer arrived whole and was translated to its end. */
+  complete = false;
+
+  constructor(
+    private readonly source: IncomingMessage,
+    translator: BodyTranslator,
+  ) {
+    super();
+    this.statusCode = source.statusCode ?? 502;
+    this.statusMessage = source.statusMessage;
+    const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
+    delete headers['content-length'];
+    this.headers = headers;
+    source.on('data', (chunk: Buffer) => {
+      let room = true;
+      for (const part of translator.push(chunk)) room = this.push(part) && room;
+      if (!room) source.pause();
+    });
+    source.once('end', () => {
+      for (const part of translator.end()) this.push(part);
+      this.complete = true;
+      this.push(null);
+    });
+    source.on('aborted', () => this.emit('aborted'));
+    source.on('error', (err) => this.destroy(err));
+    source.once('close', () => {
+      if (!source.complete) this.destroy();
+    });
+  }
+
+  override _read(): void {
+    this.source.resume();
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    if (!this.source.destroyed && !this.source.complete) this.source.destroy();
+    callback(err);
+  }
+}
+
+/** The exchange with its answer translated; the same exchange when no answer came. */
+export function translatedExchange(exchange: UpstreamExchange, translation: Translation): UpstreamExchange {
+  const source = exchange.response;
+  if (!source) return exchange;
+  const response = new TranslatedResponse(
+    source,
+    translation.response(source.statusCode ?? 502, source.headers),
+  ) as unknown as IncomingMessage;
+  return {
+    get startedAt() {
+      return exchange.startedAt;
+    },
+    get firstByteAt() {
+      return exchange.firstByteAt;
+    },
+    response,
+    get error() {
+      return exchange.error;
+    },
+    abort: () => exchange.abort(),
+    settle: () => exchange.settle(),
+  };
+}
