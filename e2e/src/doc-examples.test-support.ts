@@ -33,7 +33,7 @@ export type ExampleResult =
 /** Runs one example with only `env` (and PATH) in its environment. */
 export async function runExample(example: DocExample, env: Record<string, string>): Promise<ExampleResult> {
   try {
-    const { stdout } = await run('bash', ['-c', `set -euo pipefail\n${example.script}`], {
+    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', `set -euo pipefail\n${example.script}`], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       timeout: 20_000,
     });
