@@ -6,6 +6,7 @@ import { conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type ConfigDatabase, type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
+import { deploymentDb } from '../db/deployments.db.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
@@ -233,4 +234,15 @@ export async function findVersion(db: Db, configId: string, version: number): Pr
     .executeTakeFirst();
   if (!row) throw notFound('config version');
   return row;
+}
+
+/** Slugs of the deployments that run a config (a config they run cannot be deleted). */
+export async function deploymentsRunning(db: Db, configId: string): Promise<string[]> {
+  const rows = await deploymentDb(db)
+    .selectFrom('deployments')
+    .select('slug')
+    .where('config_id', '=', configId)
+    .orderBy('slug')
+    .execute();
+  return rows.map((r) => r.slug);
 }

@@ -7,7 +7,6 @@ import { conflict } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { deploymentsRunning } from '../deployments/deployments.repository.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { creatorOf } from '../providers/providers.repository.js';
@@ -20,6 +19,7 @@ import {
 import { resolveReferences } from './configs.references.js';
 import {
   deleteConfig,
+  deploymentsRunning,
   findVersion,
   findVisibleConfig,
   insertConfig,

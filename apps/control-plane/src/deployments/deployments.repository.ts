@@ -184,14 +184,3 @@ export async function deleteDeployment(tx: MutationTx, row: DeploymentRow): Prom
     }),
   );
 }
-
-/** Slugs of the deployments that run a config (a config they run cannot be deleted). */
-export async function deploymentsRunning(db: Db, configId: string): Promise<string[]> {
-  const rows = await deploymentDb(db)
-    .selectFrom('deployments')
-    .select('slug')
-    .where('config_id', '=', configId)
-    .orderBy('slug')
-    .execute();
-  return rows.map((r) => r.slug);
-}

@@ -1,11 +1,11 @@
 // GET /audit-logs: audit records newest first, filtered by time, user, key, action, resource,
 // workspace, outcome, status code and IP, with cursor paging. `scope=platform` lists the records
-// that belong to no organisation instead, for the deployment's operator (audit/platform-scope.ts).
+// that belong to no organisation instead, for the deployment's operator (auth/platform-scope.ts).
 
 import { isIP } from 'node:net';
 import { AuditOutcome } from '@aigw/proto';
 import { z } from 'zod';
-import { requirePlatformOperator } from '../audit/platform-scope.js';
+import { requirePlatformOperator } from '../auth/platform-scope.js';
 import { lookupWorkspace } from '../auth/visibility.js';
 import { idOrSlug } from '../http/list.js';
 import { defineRoute } from '../http/route.js';

@@ -4,8 +4,8 @@
 // organisation `bootstrap` makes on an empty database). docs/decisions.md "Unattributed audit".
 import type { Kysely } from 'kysely';
 import { forbidden } from '../api-errors.js';
-import type { Principal } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
+import type { Principal } from './principal.js';
 
 /** The platform organisation's id: the oldest organisation (ties by id); null on an empty database. */
 export async function platformOrganisationId(db: Kysely<ControlDatabase>): Promise<string | null> {
