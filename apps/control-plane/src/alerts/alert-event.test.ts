@@ -1,5 +1,12 @@
 // The gateway event -> alerts row translation: the once-key, group decoding, units, refusals.
-import { EntityKind, SCHEMA_VERSION, UsageAlertEvent, UsageAlertKind, UsageLimitType } from '@aigw/proto';
+import {
+  EntityKind,
+  RateLimitType,
+  SCHEMA_VERSION,
+  UsageAlertEvent,
+  UsageAlertKind,
+  UsageLimitType,
+} from '@aigw/proto';
 import { describe, expect, it } from 'vitest';
 import { alertDedupeKey, alertRow, groupValues, invalidAlertEvent } from './alert-event.js';
 import { retryDelayMs } from './alert-mailer.js';
@@ -109,5 +116,40 @@ describe('alert events', () => {
     expect([1, 2, 3, 4, 10, 60].map((n) => retryDelayMs(n, 100, 1000))).toEqual([
       100, 200, 400, 800, 1000, 1000,
     ]);
+  });
+
+  it('of a rate limit: once per limit and window, counted in its unit, never a budget type', () => {
+    const rate = (fields: Partial<UsageAlertEvent> = {}) =>
+      event({
+        kind: UsageAlertKind.RATE_LIMITED,
+        entityKind: EntityKind.RATE_LIMIT_POLICY,
+        type: UsageLimitType.UNSPECIFIED,
+        rateType: RateLimitType.REQUESTS,
+        windowMs: 60_000,
+        usage: 60,
+        creditLimit: 60,
+        periodStartMs: Date.UTC(2026, 10, 3, 12, 5),
+        ...fields,
+      });
+    const key = alertDedupeKey(rate());
+    expect(key).toBe(
+      `rate_limit_policy:${POLICY}:api_key=k%261&model=gpt-4o:${Date.UTC(2026, 10, 3, 12, 5)}:rate_limited@60/requests/60000`,
+    );
+    expect(alertDedupeKey(rate({ usage: 61, instanceId: 'gw-2' }))).toBe(key);
+    expect(alertDedupeKey(rate({ periodStartMs: Date.UTC(2026, 10, 3, 12, 6) }))).not.toBe(key);
+    expect(invalidAlertEvent(rate())).toBeUndefined();
+    expect(alertRow(rate(), 'off')).toMatchObject({
+      kind: 'rate_limited',
+      subject_kind: 'rate_limit_policy',
+      limit_type: 'requests',
+      usage: 60,
+      credit_limit: 60,
+      window_ms: 60_000,
+    });
+    expect(invalidAlertEvent(rate({ windowMs: 0 }))).toBe('window_ms is not set');
+    expect(invalidAlertEvent(rate({ rateType: RateLimitType.UNSPECIFIED }))).toContain('rate limit type');
+    expect(invalidAlertEvent(event({ entityKind: EntityKind.RATE_LIMIT_POLICY }))).toContain(
+      'only rate_limited',
+    );
   });
 });

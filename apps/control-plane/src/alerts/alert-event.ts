@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import {
   EntityKind,
   isSupportedSchemaVersion,
+  RateLimitType,
   type UsageAlertEvent,
   UsageAlertKind,
   UsageLimitType,
@@ -13,6 +14,7 @@ import type { AlertSubjectKind, EmailState, NewAlert } from './alerts.db.js';
 
 const SUBJECTS: Partial<Record<EntityKind, AlertSubjectKind>> = {
   [EntityKind.USAGE_LIMIT_POLICY]: 'usage_limit_policy',
+  [EntityKind.RATE_LIMIT_POLICY]: 'rate_limit_policy',
   [EntityKind.API_KEY]: 'api_key',
   [EntityKind.WORKSPACE]: 'workspace',
   [EntityKind.INTEGRATION]: 'integration',
@@ -32,9 +34,11 @@ const MICROS_PER_USD = 1_000_000;
 export function alertDedupeKey(event: UsageAlertEvent): string {
   const entityKind = (EntityKind[event.entityKind] ?? 'unspecified').toLowerCase();
   const level =
-    event.kind === UsageAlertKind.THRESHOLD
-      ? `threshold@${event.alertThreshold ?? -1}/${event.creditLimit}`
-      : `exhausted@${event.creditLimit}`;
+    event.kind === UsageAlertKind.RATE_LIMITED
+      ? `rate_limited@${event.creditLimit}/${event.rateType === RateLimitType.REQUESTS ? 'requests' : 'tokens'}/${event.windowMs}`
+      : event.kind === UsageAlertKind.THRESHOLD
+        ? `threshold@${event.alertThreshold ?? -1}/${event.creditLimit}`
+        : `exhausted@${event.creditLimit}`;
   return `${entityKind}:${event.entityId}:${event.groupValue}:${event.periodStartMs}:${level}`;
 }
 
@@ -61,11 +65,21 @@ export function groupValues(groupValue: string): Record<string, string> {
 export function invalidAlertEvent(event: UsageAlertEvent): string | undefined {
   if (!isSupportedSchemaVersion(event.schemaVersion))
     return `unsupported schema_version ${event.schemaVersion}`;
-  if (event.kind !== UsageAlertKind.THRESHOLD && event.kind !== UsageAlertKind.EXHAUSTED)
+  if (
+    event.kind !== UsageAlertKind.THRESHOLD &&
+    event.kind !== UsageAlertKind.EXHAUSTED &&
+    event.kind !== UsageAlertKind.RATE_LIMITED
+  )
     return `unknown alert kind ${event.kind}`;
   if (SUBJECTS[event.entityKind] === undefined) return `unknown entity kind ${event.entityKind}`;
-  if (event.type !== UsageLimitType.COST && event.type !== UsageLimitType.TOKENS)
+  if (event.kind === UsageAlertKind.RATE_LIMITED) {
+    if (event.rateType !== RateLimitType.REQUESTS && event.rateType !== RateLimitType.TOKENS)
+      return `unknown rate limit type ${event.rateType}`;
+    if (!(event.windowMs > 0)) return 'window_ms is not set';
+  } else if (event.type !== UsageLimitType.COST && event.type !== UsageLimitType.TOKENS)
     return `unknown limit type ${event.type}`;
+  else if (event.entityKind === EntityKind.RATE_LIMIT_POLICY)
+    return 'a rate limit policy raises only rate_limited alerts';
   if (!isUuid(event.organisationId) || !isUuid(event.entityId))
     return 'organisation_id and entity_id must be uuids';
   if (event.workspaceId !== '' && !isUuid(event.workspaceId)) return 'workspace_id must be a uuid';
@@ -75,7 +89,8 @@ export function invalidAlertEvent(event: UsageAlertEvent): string | undefined {
 
 /** The row of a valid event (check `invalidAlertEvent` first). */
 export function alertRow(event: UsageAlertEvent, emailState: EmailState, now = new Date()): NewAlert {
-  const cost = event.type === UsageLimitType.COST;
+  const rate = event.kind === UsageAlertKind.RATE_LIMITED;
+  const cost = !rate && event.type === UsageLimitType.COST;
   const unit = (n: number) => (cost ? n / MICROS_PER_USD : n);
   const group = groupValues(event.groupValue);
   // An organisation-level policy grouped by workspace belongs, for each group, to that workspace:
@@ -87,11 +102,18 @@ export function alertRow(event: UsageAlertEvent, emailState: EmailState, now = n
     dedupe_key: alertDedupeKey(event),
     organisation_id: event.organisationId.toLowerCase(),
     workspace_id: event.workspaceId !== '' ? event.workspaceId.toLowerCase() : groupWorkspace,
-    kind: event.kind === UsageAlertKind.THRESHOLD ? 'threshold' : 'exhausted',
+    kind: rate ? 'rate_limited' : event.kind === UsageAlertKind.THRESHOLD ? 'threshold' : 'exhausted',
     subject_kind: SUBJECTS[event.entityKind] as AlertSubjectKind,
     subject_id: event.entityId.toLowerCase(),
     group_values: JSON.stringify(group),
-    limit_type: cost ? 'cost' : 'tokens',
+    limit_type: rate
+      ? event.rateType === RateLimitType.REQUESTS
+        ? 'requests'
+        : 'tokens'
+      : cost
+        ? 'cost'
+        : 'tokens',
+    window_ms: rate ? event.windowMs : null,
     usage: unit(event.usage),
     credit_limit: unit(event.creditLimit),
     alert_threshold: event.alertThreshold === undefined ? null : unit(event.alertThreshold),

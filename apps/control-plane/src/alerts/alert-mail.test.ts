@@ -13,6 +13,7 @@ const row: AlertRow = {
   subject_id: 'key-1',
   group_values: { type: 'cost' },
   limit_type: 'cost',
+  window_ms: null,
   usage: 10.5,
   credit_limit: 10,
   alert_threshold: 8,
@@ -54,5 +55,24 @@ describe('alert mail', () => {
       'Usage alert threshold reached: API key "a Bcc: x@evil.test"',
     );
     expect(alertMail(threshold, null).text).toContain('Usage:           800 tokens');
+  });
+
+  it('names a rate limit, its window and the 429 in a rate-limited alert', () => {
+    const mail = alertMail(
+      {
+        ...row,
+        kind: 'rate_limited',
+        subject_kind: 'rate_limit_policy',
+        limit_type: 'requests',
+        usage: 60,
+        credit_limit: 60,
+        alert_threshold: null,
+        window_ms: 60_000,
+      },
+      'Per key',
+    );
+    expect(mail.subject).toBe('Rate limit reached: Rate limits policy "Per key"');
+    expect(mail.text).toContain('refused requests over its rate limit of 60 requests per minute (429)');
+    expect(mail.text).toContain('Limit:           60 requests');
   });
 });

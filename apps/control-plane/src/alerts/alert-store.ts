@@ -61,7 +61,9 @@ export async function listAlerts(
   }
   if (filters.workspaceId !== undefined) query = query.where('workspace_id', '=', filters.workspaceId);
   if (filters.policyId !== undefined)
-    query = query.where('subject_kind', '=', 'usage_limit_policy').where('subject_id', '=', filters.policyId);
+    query = query
+      .where('subject_kind', 'in', ['usage_limit_policy', 'rate_limit_policy'])
+      .where('subject_id', '=', filters.policyId);
   if (filters.entityType !== undefined) query = query.where('subject_kind', '=', filters.entityType);
   if (filters.entityId !== undefined) {
     const id = filters.entityId;
@@ -92,6 +94,7 @@ export async function listAlerts(
 
 const ENTITY_OBJECT: Record<AlertSubjectKind, string> = {
   usage_limit_policy: 'usage-limits-policy',
+  rate_limit_policy: 'rate-limits-policy',
   api_key: 'api-key',
   workspace: 'workspace',
   provider: 'provider',
@@ -105,10 +108,14 @@ export function alertToApi(row: AlertRow) {
     kind: row.kind,
     organisation_id: row.organisation_id,
     workspace_id: row.workspace_id,
-    policy_id: row.subject_kind === 'usage_limit_policy' ? row.subject_id : null,
+    policy_id:
+      row.subject_kind === 'usage_limit_policy' || row.subject_kind === 'rate_limit_policy'
+        ? row.subject_id
+        : null,
     entity: { object: ENTITY_OBJECT[row.subject_kind], type: row.subject_kind, id: row.subject_id },
     group: row.group_values,
     type: row.limit_type,
+    window_ms: row.window_ms,
     usage: row.usage,
     credit_limit: row.credit_limit,
     alert_threshold: row.alert_threshold,

@@ -3,9 +3,15 @@
 import type { ColumnType, Insertable, JSONColumnType, Kysely, Selectable } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
 
-/** Who an alert belongs to: a usage-limit policy, or an entity's own usage limit. */
-export type AlertSubjectKind = 'usage_limit_policy' | 'api_key' | 'workspace' | 'provider' | 'integration';
-export type AlertKind = 'threshold' | 'exhausted';
+/** Who an alert belongs to: a usage-limit or rate-limit policy, or an entity's own limit. */
+export type AlertSubjectKind =
+  | 'usage_limit_policy'
+  | 'rate_limit_policy'
+  | 'api_key'
+  | 'workspace'
+  | 'provider'
+  | 'integration';
+export type AlertKind = 'threshold' | 'exhausted' | 'rate_limited';
 /** `off`: no SMTP_URL when it was stored; `no_recipients`: nobody to tell; `failed`: gave up. */
 export type EmailState = 'pending' | 'sent' | 'failed' | 'off' | 'no_recipients';
 
@@ -24,7 +30,8 @@ export type AlertsTable = {
   subject_kind: AlertSubjectKind;
   subject_id: string;
   group_values: JSONColumnType<Record<string, string>, string, string>;
-  limit_type: 'cost' | 'tokens';
+  limit_type: 'cost' | 'tokens' | 'requests';
+  window_ms: ColumnType<number | null, number | null | undefined, number | null>;
   usage: number;
   credit_limit: number;
   alert_threshold: number | null;

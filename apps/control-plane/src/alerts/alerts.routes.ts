@@ -11,7 +11,7 @@ export type FilterQuery = {
   page_size: number;
   current_page: number;
   workspace_id?: string | undefined;
-  kind?: ('threshold' | 'exhausted')[] | undefined;
+  kind?: ('threshold' | 'exhausted' | 'rate_limited')[] | undefined;
   entity_type?: AlertFilters['entityType'];
   entity_id?: string | undefined;
   start_time?: number | undefined;

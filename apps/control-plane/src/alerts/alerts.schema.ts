@@ -14,14 +14,22 @@ const time = z
   })
   .transform((v) => Date.parse(isoDate.safeParse(v).success ? `${v}T00:00:00Z` : v));
 
-const ENTITY_TYPES = ['usage_limit_policy', 'api_key', 'workspace', 'provider', 'integration'] as const;
+const ENTITY_TYPES = [
+  'usage_limit_policy',
+  'rate_limit_policy',
+  'api_key',
+  'workspace',
+  'provider',
+  'integration',
+] as const;
+const KINDS = ['threshold', 'exhausted', 'rate_limited'] as const;
 
 const filterFields = {
   ...pageQuery,
   /** Alerts of this workspace (id or slug). */
   workspace_id: idOrSlug.optional(),
-  /** `threshold`, `exhausted`, or both comma-separated. */
-  kind: csvEnum(['threshold', 'exhausted']).optional(),
+  /** `threshold`, `exhausted`, `rate_limited`, or several comma-separated. */
+  kind: csvEnum(KINDS).optional(),
   /** What carries the limit: a usage-limits policy, or an entity's own usage limit. */
   entity_type: z.enum(ENTITY_TYPES).optional(),
   /** The entity carrying the limit, or one a policy's group names (an API key, a workspace). */
@@ -45,14 +53,18 @@ const timestamp = z.string();
 export const alertSchema = z.object({
   object: z.literal('alert'),
   id: z.uuid(),
-  kind: z.enum(['threshold', 'exhausted']),
+  kind: z.enum(KINDS),
   organisation_id: z.uuid(),
   workspace_id: z.uuid().nullable(),
   policy_id: z.uuid().nullable(),
   entity: z.object({ object: z.string(), type: z.enum(ENTITY_TYPES), id: z.uuid() }),
   group: z.record(z.string(), z.string()),
-  type: z.enum(['cost', 'tokens']),
-  usage: z.number().describe('USD for cost limits, tokens for token limits'),
+  type: z.enum(['cost', 'tokens', 'requests']),
+  usage: z
+    .number()
+    .describe('USD for cost limits, tokens for token limits, requests for request rate limits'),
+  /** Rate-limit alerts: the window's length in milliseconds (`period_start` is its start). */
+  window_ms: z.number().int().nullable(),
   credit_limit: z.number(),
   alert_threshold: z.number().nullable(),
   period_start: timestamp.nullable(),

@@ -1,7 +1,15 @@
-// Usage alerts: one UsageAlertEvent per threshold or exhausted transition of a budget counter. The
-// store raises each transition once (its marks live with the counter), so replicas do not repeat it.
-import { EntityKind, SCHEMA_VERSION, UsageAlertEvent, UsageAlertKind, UsageLimitType } from '@aigw/proto';
-import type { BudgetItem } from './plan.js';
+// Usage alerts: one UsageAlertEvent per threshold or exhausted transition of a budget counter (the
+// store raises each transition once: its marks live with the counter, so replicas do not repeat
+// it), and one per rate limit and window that refused a request.
+import {
+  EntityKind,
+  RateLimitType,
+  SCHEMA_VERSION,
+  UsageAlertEvent,
+  UsageAlertKind,
+  UsageLimitType,
+} from '@aigw/proto';
+import type { BudgetItem, RateItem } from './plan.js';
 
 /**
  * `<entity kind>:<entity id>:<group value>:<period start ms>:threshold@<threshold>/<limit>` or
@@ -38,6 +46,41 @@ export function alertEvent(
     creditLimit: budget.limit,
     ...(budget.threshold === undefined ? {} : { alertThreshold: budget.threshold }),
     periodStartMs: budget.period.startMs,
+    instanceId: context.instanceId,
+  });
+}
+
+/**
+ * A rate limit that refused a request: `<entity kind>:<entity id>:<group>:<window start ms>:
+ * rate_limited@<limit>/<requests|tokens>/<window ms>`, once per limit and window (every replica
+ * that refuses in the window sends the same id, which JetStream and the control plane store once).
+ */
+export function rateAlertId(item: RateItem, windowStartMs: number): string {
+  const entityKind = (EntityKind[item.owner.entityKind] ?? 'unspecified').toLowerCase();
+  return `${entityKind}:${item.owner.id}:${item.owner.group}:${windowStartMs}:rate_limited@${item.limit}/${item.type}/${item.windowMs}`;
+}
+
+export function rateAlertEvent(
+  item: RateItem,
+  context: { organisationId: string; count: number; nowMs: number; instanceId: string },
+): UsageAlertEvent {
+  const windowStartMs = context.nowMs - (context.nowMs % item.windowMs);
+  return UsageAlertEvent.fromPartial({
+    schemaVersion: SCHEMA_VERSION,
+    id: rateAlertId(item, windowStartMs),
+    occurredAtMs: context.nowMs,
+    organisationId: context.organisationId,
+    workspaceId: item.owner.workspaceId,
+    kind: UsageAlertKind.RATE_LIMITED,
+    entityKind: item.owner.entityKind,
+    entityId: item.owner.id,
+    groupValue: item.owner.group,
+    type: UsageLimitType.UNSPECIFIED,
+    rateType: item.type === 'requests' ? RateLimitType.REQUESTS : RateLimitType.TOKENS,
+    windowMs: item.windowMs,
+    usage: context.count,
+    creditLimit: item.limit,
+    periodStartMs: windowStartMs,
     instanceId: context.instanceId,
   });
 }

@@ -10,17 +10,24 @@ import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config.js';
 import { gatewayErrorWithHeaders } from '../errors.js';
 import type { Snapshot } from '../snapshot/index.js';
-import { alertEvent } from './alerts.js';
+import { alertEvent, rateAlertEvent } from './alerts.js';
 import { type ActualUsage, estimateCost, expiry, safe, settlement, usageCharges } from './charges.js';
 import { rateHeaders, refusal } from './decision.js';
 import { createMemoryStore } from './memory-store.js';
 import { limitsMetrics } from './metrics.js';
 import { createModelKeyed } from './model-keyed.js';
-import { type BudgetItem, instantiate, type Plan } from './plan.js';
+import { type BudgetItem, instantiate, type Plan, type RateItem } from './plan.js';
 import { createPlanCache } from './plan-cache.js';
 import { RateDebt } from './rate-debt.js';
 import { createRedisStore } from './redis-store.js';
-import type { AdmitInput, AdmitOutput, AlertTransition, CounterStore, SettleInput } from './store.js';
+import {
+  type AdmitInput,
+  type AdmitOutput,
+  type AlertTransition,
+  type CounterStore,
+  refuses,
+  type SettleInput,
+} from './store.js';
 import type { LimitSubject } from './subject.js';
 
 export type LimitsConfig = Pick<
@@ -169,6 +176,33 @@ export function createLimits(deps: LimitsDeps): Limits {
     }
   }
 
+  /** Rate alerts this process sent, until their window ends: one per limit and window, not per 429. */
+  const rateAlerted = new Map<string, number>();
+  function publishRateAlerts(plan: Plan, out: AdmitOutput, orgId: string) {
+    plan.rates.forEach((item: RateItem, i) => {
+      const count = out.rateCounts[i] ?? 0;
+      if (!refuses.rate(item.type === 'requests', count, item.limit)) return;
+      const event = rateAlertEvent(item, {
+        organisationId: orgId,
+        count,
+        nowMs: out.nowMs,
+        instanceId: deps.instanceId,
+      });
+      if (rateAlerted.has(event.id)) return;
+      if (rateAlerted.size >= 10_000) {
+        for (const [id, until] of rateAlerted) if (until <= out.nowMs) rateAlerted.delete(id);
+        if (rateAlerted.size >= 10_000) rateAlerted.clear();
+      }
+      rateAlerted.set(event.id, event.periodStartMs + item.windowMs);
+      metrics.alert('rate_limited');
+      try {
+        deps.publishAlert(event);
+      } catch (err) {
+        log.warn({ err, alert: 'rate_limited', entityId: item.owner.id }, 'limits: alert not published');
+      }
+    });
+  }
+
   function observe(plan: Plan, out: AdmitOutput) {
     plan.rates.forEach((item, i) => {
       const count = (out.rateCounts[i] ?? 0) + (out.admitted && item.type === 'requests' ? 1 : 0);
@@ -255,6 +289,9 @@ export function createLimits(deps: LimitsDeps): Limits {
       const headers = rateHeaders(plan, out);
       if (!out.admitted) {
         const error = refusal(plan, out, headers);
+        if (error.status === 429 && error.code !== 'usage_limit_in_flight') {
+          publishRateAlerts(plan, out, subject.organisationId);
+        }
         metrics.decision(
           error.status === 412
             ? 'usage_exhausted'

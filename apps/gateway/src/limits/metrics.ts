@@ -50,7 +50,7 @@ export function limitsMetrics(registry: Registry) {
     repaid(requests: number) {
       repaid.inc(requests);
     },
-    alert(kind: 'threshold' | 'exhausted') {
+    alert(kind: 'threshold' | 'exhausted' | 'rate_limited') {
       alerts.inc({ kind });
     },
   };

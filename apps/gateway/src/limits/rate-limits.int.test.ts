@@ -1,6 +1,6 @@
 // Rate limits against real Redis: exact request counts across two replicas, all-or-nothing
 // charging, token limits charged at settle, entity limits, headers and the feature flag.
-import { EntityKind, RateLimitType, RateLimitUnit, Workspace } from '@aigw/proto';
+import { EntityKind, RateLimitType, RateLimitUnit, UsageAlertKind, Workspace } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
@@ -47,6 +47,47 @@ describe('requests rate limits', () => {
       }
       // another group of the same policy has its own counter
       await expect(a.limits.admit(snapshot, subject({ apiKeyId: 'key-other' }), {})).resolves.toBeDefined();
+    } finally {
+      second.disconnect();
+    }
+  });
+
+  test('a refusing rate limit raises one alert per limit and window on each replica, all with one id (spec 6)', async ({
+    redis,
+  }) => {
+    const second = new Redis(redis.url, { keyPrefix: redis.prefix });
+    try {
+      await Promise.all([redis.client.ping(), second.ping()]);
+      await freshWindow(redis.client, 60_000);
+      const policy = ratePolicy({ value: 3 });
+      const snapshot = snapshotOf(policy);
+      const a = makeLimits(redis.client, { instanceId: 'a' });
+      const b = makeLimits(second, { instanceId: 'b' });
+      const who = subject({ apiKeyId: 'key-alerting' });
+      const outcomes = [];
+      for (let i = 0; i < 12; i++)
+        outcomes.push(await attempt((i % 2 ? a : b).limits.admit(snapshot, who, {})));
+      expect(admittedOf(outcomes)).toHaveLength(3);
+      expect(refusedOf(outcomes)).toHaveLength(9);
+      // Nine refusals, two replicas: one event each, the same id (JetStream and the store keep one).
+      expect(a.alerts).toHaveLength(1);
+      expect(b.alerts).toHaveLength(1);
+      expect(a.alerts[0]?.id).toBe(b.alerts[0]?.id);
+      expect(a.alerts[0]).toMatchObject({
+        kind: UsageAlertKind.RATE_LIMITED,
+        entityKind: EntityKind.RATE_LIMIT_POLICY,
+        entityId: policy.id,
+        groupValue: 'api_key=key-alerting',
+        rateType: RateLimitType.REQUESTS,
+        windowMs: 60_000,
+        creditLimit: 3,
+        usage: 3,
+      });
+      expect(a.alerts[0]?.id).toContain(`:rate_limited@3/requests/60000`);
+      // Admissions alone raise none.
+      const quiet = makeLimits(redis.client, { instanceId: 'c' });
+      await quiet.limits.admit(snapshot, subject({ apiKeyId: 'key-quiet' }), {});
+      expect(quiet.alerts).toEqual([]);
     } finally {
       second.disconnect();
     }

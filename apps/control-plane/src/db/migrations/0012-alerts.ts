@@ -1,4 +1,4 @@
-// Usage-limit alerts (spec parts 3 and 6): one row per alert a gateway raised, stored once per
+// Usage-limit and rate-limit alerts (spec parts 3 and 6): one row per alert a gateway raised, stored once per
 // subject, group, period, kind and threshold while it is active, with its e-mail delivery state.
 // Replaces policy_alerts (0008), which held alert marks nothing ever set.
 import { type Kysely, sql } from 'kysely';
@@ -13,13 +13,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       dedupe_key text not null,
       organisation_id uuid not null,
       workspace_id uuid,
-      kind text not null check (kind in ('threshold', 'exhausted')),
+      kind text not null check (kind in ('threshold', 'exhausted', 'rate_limited')),
       subject_kind text not null
-        check (subject_kind in ('usage_limit_policy', 'api_key', 'workspace', 'provider', 'integration')),
+        check (subject_kind in ('usage_limit_policy', 'rate_limit_policy', 'api_key', 'workspace', 'provider', 'integration')),
       subject_id uuid not null,
       group_values jsonb not null default '{}' check (jsonb_typeof(group_values) = 'object'),
-      limit_type text not null check (limit_type in ('cost', 'tokens')),
-      -- In the limit's unit: USD for cost, tokens for tokens.
+      limit_type text not null check (limit_type in ('cost', 'tokens', 'requests')),
+      -- In the limit's unit: USD for cost, tokens for tokens, requests for a request rate limit.
+      -- Rate-limit alerts: the window's length (period_start is the window's start).
+      window_ms integer,
       usage double precision not null,
       credit_limit double precision not null,
       alert_threshold double precision,

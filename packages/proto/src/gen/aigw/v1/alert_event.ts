@@ -6,7 +6,14 @@
 
 /* eslint-disable */
 import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
-import { UsageLimitType, usageLimitTypeFromJSON, usageLimitTypeToJSON } from "./common.js";
+import {
+  RateLimitType,
+  rateLimitTypeFromJSON,
+  rateLimitTypeToJSON,
+  UsageLimitType,
+  usageLimitTypeFromJSON,
+  usageLimitTypeToJSON,
+} from "./common.js";
 import { EntityKind, entityKindFromJSON, entityKindToJSON } from "./entities.js";
 
 /**
@@ -24,6 +31,12 @@ export enum UsageAlertKind {
   THRESHOLD = 1,
   /** EXHAUSTED - Usage reached credit_limit: requests under this limit are refused until it resets or is raised. */
   EXHAUSTED = 2,
+  /**
+   * RATE_LIMITED - A rate limit refused a request: raised once per limit and window (spec part 6). `rate_type` and
+   * `window_ms` say which limit; `usage` is the count seen, `credit_limit` the limit,
+   * `period_start_ms` the window's start; `type` is unset.
+   */
+  RATE_LIMITED = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -38,6 +51,9 @@ export function usageAlertKindFromJSON(object: any): UsageAlertKind {
     case 2:
     case "USAGE_ALERT_KIND_EXHAUSTED":
       return UsageAlertKind.EXHAUSTED;
+    case 3:
+    case "USAGE_ALERT_KIND_RATE_LIMITED":
+      return UsageAlertKind.RATE_LIMITED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -53,6 +69,8 @@ export function usageAlertKindToJSON(object: UsageAlertKind): string {
       return "USAGE_ALERT_KIND_THRESHOLD";
     case UsageAlertKind.EXHAUSTED:
       return "USAGE_ALERT_KIND_EXHAUSTED";
+    case UsageAlertKind.RATE_LIMITED:
+      return "USAGE_ALERT_KIND_RATE_LIMITED";
     case UsageAlertKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -65,7 +83,8 @@ export interface UsageAlertEvent {
   schemaVersion: number;
   /**
    * De-duplication key: `<entity kind>:<entity id>:<group value>:<period start ms>:<level>`, the
-   * level being `threshold@<alert_threshold>/<credit_limit>` or `exhausted@<credit_limit>`.
+   * level being `threshold@<alert_threshold>/<credit_limit>`, `exhausted@<credit_limit>` or
+   * `rate_limited@<credit_limit>/<requests|tokens>/<window_ms>`.
    */
   id: string;
   /** When the gateway saw the transition. */
@@ -103,6 +122,10 @@ export interface UsageAlertEvent {
   periodStartMs: number;
   /** The gateway replica that saw it. */
   instanceId: string;
+  /** RATE_LIMITED: what the rate limit counts. */
+  rateType: RateLimitType;
+  /** RATE_LIMITED: the rate limit's window, milliseconds. */
+  windowMs: number;
 }
 
 function createBaseUsageAlertEvent(): UsageAlertEvent {
@@ -122,6 +145,8 @@ function createBaseUsageAlertEvent(): UsageAlertEvent {
     alertThreshold: undefined,
     periodStartMs: 0,
     instanceId: "",
+    rateType: 0,
+    windowMs: 0,
   };
 }
 
@@ -171,6 +196,12 @@ export const UsageAlertEvent: MessageFns<UsageAlertEvent> = {
     }
     if (message.instanceId !== "") {
       writer.uint32(122).string(message.instanceId);
+    }
+    if (message.rateType !== 0) {
+      writer.uint32(128).int32(message.rateType);
+    }
+    if (message.windowMs !== 0) {
+      writer.uint32(136).int64(message.windowMs);
     }
     return writer;
   },
@@ -308,6 +339,22 @@ export const UsageAlertEvent: MessageFns<UsageAlertEvent> = {
             message.instanceId = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.rateType = reader.int32() as any;
+            continue;
+          }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.windowMs = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -381,6 +428,16 @@ export const UsageAlertEvent: MessageFns<UsageAlertEvent> = {
         : isSet(object.instance_id)
         ? globalThis.String(object.instance_id)
         : "",
+      rateType: isSet(object.rateType)
+        ? rateLimitTypeFromJSON(object.rateType)
+        : isSet(object.rate_type)
+        ? rateLimitTypeFromJSON(object.rate_type)
+        : 0,
+      windowMs: isSet(object.windowMs)
+        ? globalThis.Number(object.windowMs)
+        : isSet(object.window_ms)
+        ? globalThis.Number(object.window_ms)
+        : 0,
     };
   },
 
@@ -431,6 +488,12 @@ export const UsageAlertEvent: MessageFns<UsageAlertEvent> = {
     if (message.instanceId !== "") {
       obj.instanceId = message.instanceId;
     }
+    if (message.rateType !== 0) {
+      obj.rateType = rateLimitTypeToJSON(message.rateType);
+    }
+    if (message.windowMs !== 0) {
+      obj.windowMs = Math.round(message.windowMs);
+    }
     return obj;
   },
 
@@ -454,6 +517,8 @@ export const UsageAlertEvent: MessageFns<UsageAlertEvent> = {
     message.alertThreshold = object.alertThreshold ?? undefined;
     message.periodStartMs = object.periodStartMs ?? 0;
     message.instanceId = object.instanceId ?? "";
+    message.rateType = object.rateType ?? 0;
+    message.windowMs = object.windowMs ?? 0;
     return message;
   },
 };
