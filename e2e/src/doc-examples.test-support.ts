@@ -33,10 +33,14 @@ export type ExampleResult =
 /** Runs one example with only `env` (and PATH) in its environment. */
 export async function runExample(example: DocExample, env: Record<string, string>): Promise<ExampleResult> {
   try {
-    const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', `set -euo pipefail\n${example.script}`], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-      timeout: 20_000,
-    });
+    const { stdout } = await run(
+      'bash',
+      ['--norc', '--noprofile', '-c', `set -euo pipefail\n${example.script}`],
+      {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+        timeout: 20_000,
+      },
+    );
     return { ok: true, stdout };
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message?: string };
