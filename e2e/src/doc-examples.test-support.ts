@@ -1,7 +1,7 @@
-// The shell examples of a docs page, run as written: every ```sh block after the page's first (which
-// sets the variables, placeholders the test replaces with the stack's) is one example, run by bash
-// with `set -euo pipefail`, so a `curl --fail-with-body` that gets an error fails the example. A page
-// that drifts from the API fails its test.
+// The shell examples of a docs page, run as written: every ```sh block that calls curl is one example
+// (the block that only exports the page's variables is left out: the test sets them to the stack's),
+// run by bash with `set -euo pipefail`, so a `curl --fail-with-body` that gets an error fails it.
+// `runAnswers` also gives each curl call's status and body. A page that drifts from the API fails.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -46,6 +46,31 @@ export async function runExample(example: DocExample, env: Record<string, string
     const e = err as { stdout?: string; stderr?: string; message?: string };
     return { ok: false, stdout: e.stdout ?? '', stderr: e.stderr ?? e.message ?? '' };
   }
+}
+
+export interface Answer {
+  readonly status: number;
+  /** The body as JSON, or its text (an SSE answer). */
+  readonly body: unknown;
+}
+
+/** Runs one example and gives every curl call's status and body (curl wrapped to print the status). */
+export async function runAnswers(example: DocExample, env: Record<string, string>): Promise<Answer[]> {
+  const wrapper = `curl() { command curl -sS -w '\\n@@status=%{http_code}@@\\n' "$@"; }\nset -euo pipefail\n`;
+  const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', wrapper + example.script], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    timeout: 30_000,
+  });
+  return [...stdout.matchAll(/([\s\S]*?)\n@@status=(\d{3})@@\n/g)].map((m) => {
+    const text = (m[1] ?? '').trim();
+    let body: unknown = text;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON (an SSE answer): the text
+    }
+    return { status: Number(m[2]), body };
+  });
 }
 
 /** The example's output as JSON (the last JSON document it printed). */
