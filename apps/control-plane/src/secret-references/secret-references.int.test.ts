@@ -11,6 +11,7 @@ import { type FakeSecretManagers, startFakeSecretManagers } from '@aigw/testkit/
 import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
 import { MASTER_KEY, test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
+import { otherOrganisation } from '../access/access.test-support.js';
 import { type ControlDatabase, SCHEMA } from '../db/schema.js';
 import {
   adminKeyWithout,
@@ -127,6 +128,37 @@ describe('secret references', () => {
     const rows = JSON.stringify(await auditEvents(pg.pool));
     for (const secret of [fake.vaultToken, fake.aws.secretAccessKey]) expect(rows).not.toContain(secret);
     expect(JSON.stringify(created.body) + JSON.stringify(aws.body)).not.toContain(fake.vaultToken);
+  });
+
+  test("another organisation's admin sees none of them and cannot map them: 404", async ({ cp, pg }) => {
+    const ref = await cp.call('post', '/secret-references', { body: vaultBody('org-a-vault', 'a/openai') });
+    expect(ref.status).toBe(201);
+    const other = await otherOrganisation(pg.pool);
+    const key = other.key.key;
+    for (const id of [ref.body.id, 'org-a-vault']) {
+      expectError(await cp.call('get', `/secret-references/${id}`, { key }), 404, 'AB08');
+      expectError(
+        await cp.call('put', `/secret-references/${id}`, { key, body: { name: 'x' } }),
+        404,
+        'AB08',
+      );
+      expectError(await cp.call('delete', `/secret-references/${id}`, { key }), 404, 'AB08');
+      expectError(await cp.call('post', `/secret-references/${id}/resolve`, { key }), 404, 'AB08');
+      expectError(
+        await cp.call('post', '/integrations', {
+          key,
+          body: {
+            name: 'steal',
+            ai_provider: 'openai',
+            secret_mappings: [{ field: 'api_key', secret_reference_id: id }],
+          },
+        }),
+        404,
+        'AB02',
+      );
+    }
+    expect((await cp.call('get', '/secret-references', { key })).body.total).toBe(0);
+    expect((await cp.call('get', '/secret-references/org-a-vault')).body.name).toBe('org-a-vault');
   });
 
   test('organisation owners and admins only: workspace keys, narrow admin keys are 403', async ({ cp }) => {
