@@ -4,9 +4,9 @@
 // through a real SMTP server to the organisation's owner and admins and the workspace's managers.
 import { randomUUID } from 'node:crypto';
 import { test } from '@aigw/testkit';
+import { startSmtpServer } from '@aigw/testkit/smtp';
 import { describe, expect } from 'vitest';
 import { chatUntilServed, createTenant, pollUntil, startLogsStack } from './logs-stack.test-support.js';
-import { startSmtpServer } from './smtp-server.test-support.js';
 
 describe('usage-limit alerts end to end', () => {
   test('a policy crossing its threshold, then its limit, is listed and e-mailed once per alert', async ({

@@ -2,11 +2,11 @@
 // MCP server (SDK): each must answer 2xx with JSON, so the page cannot drift from the API.
 import { randomUUID } from 'node:crypto';
 import { test } from '@aigw/testkit';
+import { startMcpUpstream } from '@aigw/testkit/mcp-server';
 import { describe, expect } from 'vitest';
 import { type Answer, docExamples, runAnswers } from './doc-examples.test-support.js';
 import { pollUntil } from './enforcement-client.test-support.js';
 import { startLogsStack } from './logs-stack.test-support.js';
-import { startMcpUpstream } from './mcp-upstream.test-support.js';
 
 const PAGE = new URL('../../docs/admin-api/mcp.md', import.meta.url);
 

@@ -6,12 +6,12 @@
 // apply, and each call is in /v1/logs with its server, tool, latency and status.
 import { randomUUID } from 'node:crypto';
 import { test as base } from '@aigw/testkit';
+import { type McpUpstream, startMcpUpstream, startTokenEndpoint } from '@aigw/testkit/mcp-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect } from 'vitest';
 import { pollUntil } from './enforcement-client.test-support.js';
 import { callAs, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
-import { type McpUpstream, startMcpUpstream, startTokenEndpoint } from './mcp-upstream.test-support.js';
 
 const UPSTREAM_TOKEN = `mcp-upstream-${randomUUID()}`;
 

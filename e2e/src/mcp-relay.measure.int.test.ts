@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from '@aigw/testkit';
+import { startMcpUpstream } from '@aigw/testkit/mcp-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -15,7 +16,6 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import { describe, expect } from 'vitest';
 import { pollUntil } from './enforcement-client.test-support.js';
 import { startLogsStack } from './logs-stack.test-support.js';
-import { startMcpUpstream } from './mcp-upstream.test-support.js';
 
 const CALLS = 400;
 const TOKEN = `measure-${randomUUID()}`;

@@ -3,9 +3,9 @@
 // many requests it refuses; the control plane stores it from NATS, lists it, and e-mails it through
 // a real SMTP server. (Its own file: the stack bootstraps its admin key on an empty database.)
 import { test } from '@aigw/testkit';
+import { startSmtpServer } from '@aigw/testkit/smtp';
 import { describe, expect } from 'vitest';
 import { chatUntilServed, createTenant, pollUntil, startLogsStack } from './logs-stack.test-support.js';
-import { startSmtpServer } from './smtp-server.test-support.js';
 
 describe('rate-limit alerts end to end', () => {
   test('a rate-limits policy that refuses requests raises one alert per window, listed and e-mailed (spec 6)', async ({

@@ -4,12 +4,12 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@aigw/runtime';
 import { test } from '@aigw/testkit';
+import { startSmtpServer } from '@aigw/testkit/smtp';
 import { describe, expect } from 'vitest';
 import { ADMIN_KEY, apiClient, MASTER_KEY, SNAPSHOT_TOKEN, startControlPlane } from '../../test/harness.js';
 import { createApp } from '../app.js';
 import { loadControlPlaneConfig } from '../config.js';
 import { alertPublisher, until, usageAlertEvent } from './alerts.test-support.js';
-import { startSmtpServer } from './smtp.test-support.js';
 
 const FAST_RETRY = { SMTP_RETRY_BASE_MS: '20', SMTP_RETRY_MAX_MS: '100', SMTP_POLL_MS: '20' };
 

@@ -3,13 +3,13 @@
 // the people spec part 6 names.
 import { EntityKind, UsageAlertKind, UsageLimitType } from '@aigw/proto';
 import { test as base } from '@aigw/testkit';
+import { startSmtpServer, type TestSmtpServer } from '@aigw/testkit/smtp';
 import { describe, expect } from 'vitest';
 import { ADMIN_KEY, apiClient, type ControlPlaneFixture, startControlPlane } from '../../test/harness.js';
 import { tenant } from '../api-keys/api-keys.test-support.js';
 import { expectError, serviceKey } from '../integrations/integrations.test-support.js';
 import { createPolicy, createWorkspace, usageBody } from '../policies/policies.test-support.js';
 import { alertPublisher, until, usageAlertEvent } from './alerts.test-support.js';
-import { startSmtpServer, type TestSmtpServer } from './smtp.test-support.js';
 
 const KEY_A = '11111111-1111-4111-8111-111111111111';
 const KEY_B = '22222222-2222-4222-8222-222222222222';

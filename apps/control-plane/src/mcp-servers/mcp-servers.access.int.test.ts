@@ -2,6 +2,7 @@
 // the user access of a server (a member outside it gets 403), managers for writes, organisation-level
 // callers only for integrations, and one scope per route.
 import { EntityKind } from '@aigw/proto';
+import { type McpUpstream, startMcpUpstream } from '@aigw/testkit/mcp-server';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
 import { memberKey } from '../configs/configs.test-support.js';
@@ -13,7 +14,6 @@ import {
   workspace,
 } from '../integrations/integrations.test-support.js';
 import { MCP_SERVER_SCOPES, MCP_TOKEN, mcpIntegration, mcpServer } from './mcp.test-support.js';
-import { type McpUpstream, startMcpUpstream } from './mcp-upstream.test-support.js';
 
 let upstream: McpUpstream;
 beforeAll(async () => {

@@ -6,6 +6,12 @@ import { createDatabase } from '@aigw/db';
 import { EntityKind, McpAuthType } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { parseMasterKey } from '@aigw/secret-box';
+import {
+  type McpUpstream,
+  startMcpUpstream,
+  startTokenEndpoint,
+  UPSTREAM_INFO,
+} from '@aigw/testkit/mcp-server';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { MASTER_KEY, test } from '../../test/harness.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
@@ -18,12 +24,6 @@ import {
 } from '../integrations/integrations.test-support.js';
 import { createMcpSyncScheduler } from '../mcp-integrations/mcp-sync-scheduler.js';
 import { MCP_TOKEN, mcpIntegration, mcpServer } from './mcp.test-support.js';
-import {
-  type McpUpstream,
-  startMcpUpstream,
-  startTokenEndpoint,
-  UPSTREAM_INFO,
-} from './mcp-upstream.test-support.js';
 
 let upstream: McpUpstream;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-// A real MCP server for whole-stack tests, built with the official SDK (McpServer + Streamable HTTP) on a
+// A real MCP server for tests, built with the official SDK (McpServer + Streamable HTTP) on a
 // loopback port: three tools, one resource, one prompt, and a bearer token it insists on (every
 // Authorization header it received is kept, so tests can assert what was injected).
 import { randomUUID } from 'node:crypto';
