@@ -160,7 +160,10 @@ describe('integrations', () => {
         },
         'body.tags',
       ],
-      [{ ai_provider: 'openai', credentials: { api_key: 'k' }, key: 'sk-top-level' }, 'body'],
+      [
+        { ai_provider: 'openai', credentials: { api_key: 'k' }, key: 'sk-top-level-0123456789abcdef' },
+        'body',
+      ],
       [
         { ai_provider: 'openai', credentials: { api_key: 'k' }, workspaces: [{ id: 'x', extra: true }] },
         'body.workspaces.0',
@@ -176,7 +179,7 @@ describe('integrations', () => {
       (a) => a.action === 'integrations.create' && a.outcome === AuditOutcome.FAILURE,
     );
     expect(failed.map((a) => a.statusCode)).toEqual(cases.map(() => 400));
-    expect(failed.some((a) => a.requestDetailsJson.includes('sk-top-level'))).toBe(false);
+    expect(failed.some((a) => a.requestDetailsJson.includes('sk-top-level-0123456789abcdef'))).toBe(false);
   });
 
   test('every provider type takes its own credential shapes and options', async ({ cp, pg }) => {
