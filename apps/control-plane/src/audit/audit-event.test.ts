@@ -102,6 +102,11 @@ describe('isKeyMaterial', () => {
       `aigw_invite_${randomBytes(32).toString('base64url')}`,
       `sk-ant-api03-${randomBytes(30).toString('base64url')}`,
       randomBytes(30).toString('base64'),
+      // base64 with `/` and `+` inside (a random one like it once slipped through, split at `/`)
+      'XKzmDz+FBkcso1PeYUE2A/y3qBObvpzfqLJkBudp',
+      // generated secrets without a digit (random ones lack one now and then)
+      'XKzmDzFBkcsoPeYUEAyqBObvpzfqLJkBudpQ',
+      'qTzWvRbLxNhKcYdGfJmPsAeUoI',
       '-----BEGIN PRIVATE KEY-----\nMIIE...',
     ])
       expect(isKeyMaterial(secret), secret).toBe(true);

@@ -83,16 +83,24 @@ function entropy(text: string): number {
 
 /**
  * True when `value` is (or holds) key material: a known key or token form, or one unbroken run of
- * 24+ characters mixing lower case, upper case and digits at random (a generated secret), or 32+
- * hex digits (a hex key). Uuids, slugs, model names and words are not.
+ * 24+ characters mixing lower case, upper case and digits at random, or mixed case alone with a
+ * near-random spread (a generated secret), or 32+ hex digits (a hex key). Uuids, slugs, model
+ * names and words are not.
  */
 export function isKeyMaterial(value: string): boolean {
   if (KEY_MATERIAL.some((pattern) => pattern.test(value))) return true;
-  for (const run of value.split(/[\s"',;:=&?/()[\]{}<>]+/)) {
+  // `/`, `+` and `=` stay inside a run: base64 secrets hold them (split there, a 40-character
+  // secret became two short runs and passed as plain text).
+  for (const run of value.split(/[\s"',;:&?()[\]{}<>]+/)) {
     if (run.length < 24 || UUID.test(run)) continue;
     if (/^[0-9a-f]{32,}$/i.test(run) && /[0-9]/.test(run) && /[a-f]/i.test(run)) return true;
-    const classes = Number(/[a-z]/.test(run)) + Number(/[A-Z]/.test(run)) + Number(/[0-9]/.test(run));
+    const lower = /[a-z]/.test(run);
+    const upper = /[A-Z]/.test(run);
+    const classes = Number(lower) + Number(upper) + Number(/[0-9]/.test(run));
     if (classes === 3 && entropy(run) >= 3.5) return true;
+    // A generated secret without a digit (one in ~60 random base64 strings of 24 characters):
+    // mixed case and near-random spread, which words and camelCase names do not reach.
+    if (lower && upper && entropy(run) >= 4.1) return true;
   }
   return false;
 }
