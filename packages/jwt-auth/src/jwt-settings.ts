@@ -26,11 +26,16 @@ const claimName = (fallback: string) =>
     .default(fallback);
 
 export const jwtSettingsShape = {
-  /** Token authentication is on only when a JWKS URL is set. */
-  JWT_JWKS_URL: serviceUrl(['https:', 'http:']).optional(),
-  JWT_ISSUER: z.string().optional(),
-  JWT_AUDIENCE: z.string().optional(),
-  /** Pinned algorithms. */
+  JWT_JWKS_URL: serviceUrl(['https:', 'http:'])
+    .optional()
+    .describe(
+      '`https://` (or `http://`) URL of the key set of token authentication (spec 5.4, docs/control-plane-auth.md). Unset: token authentication is off.',
+    ),
+  JWT_ISSUER: z.string().optional().describe('Required with JWT_JWKS_URL: the only accepted `iss`.'),
+  JWT_AUDIENCE: z
+    .string()
+    .optional()
+    .describe('Required with JWT_JWKS_URL: `aud` must be this string or an array that contains it.'),
   JWT_ALGORITHMS: z
     .string()
     .default('RS256,ES256')
@@ -40,14 +45,28 @@ export const jwtSettingsShape = {
         .map((a) => a.trim())
         .filter(Boolean),
     )
-    .pipe(z.array(z.enum(JWT_ALGORITHMS)).min(1)),
-  JWT_CLOCK_SKEW_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
-  /** Claim names mapped to the caller's identity. Dotted names read nested claims. */
-  JWT_CLAIM_USER: claimName('sub'),
-  JWT_CLAIM_ORGANISATION: claimName('organisation_id'),
-  JWT_CLAIM_WORKSPACE: claimName('workspace_id'),
-  JWT_CLAIM_ROLE: claimName('role'),
-  JWT_CLAIM_SCOPES: claimName('scope'),
+    .pipe(z.array(z.enum(JWT_ALGORITHMS)).min(1))
+    .describe(
+      'Pinned algorithms, comma-separated: `RS*`, `PS*`, `ES*` (256/384/512) and `EdDSA`; `none` and HMAC are never accepted.',
+    ),
+  JWT_CLOCK_SKEW_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(300)
+    .default(30)
+    .describe('Tolerance (seconds) applied to `exp` and `nbf`.'),
+  JWT_CLAIM_USER: claimName('sub').describe('Claim holding the user id (dotted names read nested claims).'),
+  JWT_CLAIM_ORGANISATION: claimName('organisation_id').describe('Claim holding the organisation id.'),
+  JWT_CLAIM_WORKSPACE: claimName('workspace_id').describe(
+    'Claim holding the workspace id (absent or `null`: an organisation-level token).',
+  ),
+  JWT_CLAIM_ROLE: claimName('role').describe(
+    'Claim holding the role (`owner`, `admin`, `manager` or `member`).',
+  ),
+  JWT_CLAIM_SCOPES: claimName('scope').describe(
+    'Claim holding the scopes (a space-separated string or an array).',
+  ),
 };
 
 export interface JwtSettings {

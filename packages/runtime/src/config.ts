@@ -80,8 +80,16 @@ export const durationMs = (fallback: number) =>
 
 /** Settings every app shares. */
 export const baseSettings = {
-  HOST: z.string().min(1).default('0.0.0.0'),
-  LOG_LEVEL: logLevel,
-  SHUTDOWN_TIMEOUT_MS: durationMs(10_000),
-  INSTANCE_ID: z.string().min(1).optional(),
+  HOST: z.string().min(1).default('0.0.0.0').describe('Bind address of the HTTP port.'),
+  LOG_LEVEL: logLevel.describe('Structured log level (JSON lines on stdout).'),
+  SHUTDOWN_TIMEOUT_MS: durationMs(10_000).describe(
+    'Drain deadline (ms) on SIGTERM or SIGINT: in-flight work gets this long; the process exits anyway 2 s after it.',
+  ),
+  INSTANCE_ID: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'Name of this replica in its logs, and where an app names its connections or events. Unset: the process id where a name is needed.',
+    ),
 };

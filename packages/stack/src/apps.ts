@@ -46,9 +46,27 @@ export interface StackSecrets {
 
 const LOOPBACK = '127.0.0.1';
 
-/** Start order matters: the control plane first (gateways sync from it), the gateway last. */
-export function appSpecs(ports: StackPorts, urls: ServiceUrls, secrets: StackSecrets): AppSpec[] {
+/**
+ * Start order matters: the control plane first (gateways sync from it), the gateway last.
+ * `gatewayCustomHosts`: hosts the gateway may reach as custom hosts besides public ones (the demo
+ * provider's 127.0.0.1), added to any CUSTOM_HOST_ALLOWLIST of the environment.
+ */
+export function appSpecs(
+  ports: StackPorts,
+  urls: ServiceUrls,
+  secrets: StackSecrets,
+  gatewayCustomHosts: { readonly inherited?: string | undefined; readonly add: readonly string[] } = {
+    add: [],
+  },
+): AppSpec[] {
   const { masterKey, adminKey, snapshotToken, logsToken } = secrets;
+  const allowlist = [
+    ...new Set(
+      [...(gatewayCustomHosts.inherited ?? '').split(','), ...gatewayCustomHosts.add]
+        .map((host) => host.trim())
+        .filter((host) => host !== ''),
+    ),
+  ].join(',');
   const snapshotAuth: Record<string, string> =
     snapshotToken === null ? {} : { SNAPSHOT_SERVICE_TOKEN: snapshotToken };
   return [
@@ -95,6 +113,7 @@ export function appSpecs(ports: StackPorts, urls: ServiceUrls, secrets: StackSec
         CONTROL_PLANE_GRPC_URL: `${LOOPBACK}:${ports.controlPlaneGrpc}`,
         ...snapshotAuth,
         MASTER_KEY: masterKey,
+        ...(gatewayCustomHosts.add.length > 0 ? { CUSTOM_HOST_ALLOWLIST: allowlist } : {}),
       },
     },
   ];

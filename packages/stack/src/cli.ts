@@ -17,17 +17,34 @@ const PORT_SETTINGS: Record<keyof StackPorts, string> = {
   loggerGrpc: 'LOGGER_GRPC_PORT',
 };
 
+function portSetting(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new Error(`${name} must be a port number, got ${raw}`);
+  return value;
+}
+
 function portOverrides(env: NodeJS.ProcessEnv): Partial<StackPorts> {
   const ports: Partial<Record<keyof StackPorts, number>> = {};
   for (const [key, name] of Object.entries(PORT_SETTINGS) as Array<[keyof StackPorts, string]>) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1 || value > 65535)
-      throw new Error(`${name} must be a port number, got ${raw}`);
-    ports[key] = value;
+    const value = portSetting(env, name);
+    if (value !== undefined) ports[key] = value;
   }
   return ports;
+}
+
+/** The demo provider's default port, next to the apps' (docs: README "Quick start"). */
+const DEMO_PROVIDER_PORT = 8790;
+
+/** AIGW_DEMO: on unless `0`, `false`, `off` or `no`. */
+function demoOption(env: NodeJS.ProcessEnv): { port: number } | undefined {
+  const raw = (env.AIGW_DEMO ?? '').trim().toLowerCase();
+  if (['0', 'false', 'off', 'no'].includes(raw)) return undefined;
+  if (!['', '1', 'true', 'on', 'yes'].includes(raw))
+    throw new Error(`AIGW_DEMO must be 1 or 0 (on or off), got ${env.AIGW_DEMO}`);
+  return { port: portSetting(env, 'DEMO_PROVIDER_PORT') ?? DEMO_PROVIDER_PORT };
 }
 
 try {
@@ -36,6 +53,7 @@ try {
     dataDir: process.env.AIGW_DATA_DIR || join(rootDir, '.aigw'),
     env: process.env,
     ports: portOverrides(process.env),
+    demo: demoOption(process.env),
     out,
   });
   let stopping = false;

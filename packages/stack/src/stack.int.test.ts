@@ -1,58 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from '@aigw/testkit';
 import { freePort } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { rawGrpcCall } from './raw-grpc.test-support.js';
-
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
-
-/** Runs the `pnpm start` entry point (from source) and collects its output. */
-function runStack(env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  let output = '';
-  // A process group of its own, as `pnpm start` in a terminal is: Ctrl-C signals the whole group.
-  const child = spawn(process.execPath, ['--conditions=@aigw/source', '--import', 'tsx', cli], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
-}
-
-/** Whether a TCP connection to host:port is accepted. */
-function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-async function waitForLine(output: () => string, pattern: RegExp, child: ChildProcess): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (pattern.test(output())) return;
-    if (child.exitCode !== null) throw new Error(`stack exited early:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no ${pattern} in output:\n${output()}`);
-}
+import { accepts, runStack, waitForLine } from './stack-run.test-support.js';
 
 describe('pnpm start', () => {
   test('brings up the three apps, each healthy, ready and measured, their gRPC closed and on loopback, and SIGTERM stops them all gracefully', async ({
@@ -84,6 +39,8 @@ describe('pnpm start', () => {
       LOGGER_PORT: String(ports.logger),
       LOGGER_GRPC_PORT: String(ports.loggerGrpc),
       LOG_LEVEL: 'warn',
+      // The demo provider has its own test (demo.int.test.ts); here it is off, as AIGW_DEMO=0 says.
+      AIGW_DEMO: '0',
     });
     try {
       await waitForLine(output, /\[stack\] ready:/, child);
@@ -105,6 +62,8 @@ describe('pnpm start', () => {
       const adminKey = readFileSync(join(dataDir, 'admin.key'), 'utf8').trim();
       expect(output()).toContain(join(dataDir, 'admin.key'));
       expect(output()).not.toContain(adminKey);
+      expect(output()).not.toMatch(/demo/);
+      expect(existsSync(join(dataDir, 'demo.key'))).toBe(false);
       const organisation = await fetch(`http://127.0.0.1:${ports.controlPlane}/v1/organisation`, {
         headers: { 'x-service-api-key': adminKey },
       });

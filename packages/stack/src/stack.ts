@@ -2,8 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { MockProvider } from '@aigw/mock-provider';
 import { resolveServices } from '@aigw/testkit/services';
+import { AdminClient } from './admin-client.js';
 import { type AppName, appSpecs, DEFAULT_PORTS, type StackPorts } from './apps.js';
+import { type DemoSetup, demoBanner, ensureDemo, startDemoProvider } from './demo.js';
 import { type AppProcess, spawnApp, waitReady } from './process.js';
 
 export interface StackOptions {
@@ -16,6 +19,11 @@ export interface StackOptions {
   readonly ports?: Partial<StackPorts>;
   readonly out: (line: string) => void;
   readonly readyTimeoutMs?: number;
+  /**
+   * The quick start's demo (`pnpm start` unless AIGW_DEMO=0): the mock provider on 127.0.0.1:`port`
+   * as `@demo` of the first workspace, with a workspace key in `<dataDir>/demo.key`. Off when unset.
+   */
+  readonly demo?: { readonly port: number };
 }
 
 export interface Stack {
@@ -26,7 +34,7 @@ export interface Stack {
    * Never resolves on stop().
    */
   readonly crashed: Promise<{ app: AppName; code: number | string }>;
-  /** Stops the apps (SIGTERM, drain) then the services. Returns each app's exit code. */
+  /** Stops the apps (SIGTERM, drain), then the demo provider and the services. Returns each app's exit code. */
   stop(graceMs?: number): Promise<Record<AppName, number | string>>;
 }
 
@@ -54,10 +62,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     options.env.BOOTSTRAP_ADMIN_KEY ??
     loadOrCreateSecret(options.dataDir, 'admin.key', () => `aigw_${randomBytes(32).toString('base64url')}`);
   const tokens = serviceTokens(options.env);
+  let demoMock: MockProvider | undefined;
+  if (options.demo) {
+    try {
+      demoMock = await startDemoProvider(options.demo.port);
+    } catch (err) {
+      await services.stopAll();
+      throw err;
+    }
+  }
   const specs = appSpecs(
     ports,
     { databaseUrl: postgres.url, redisUrl: redis.url, natsUrl: nats.url },
     { masterKey, adminKey, ...tokens },
+    // The demo integration's custom host is the mock on loopback, which gateways refuse by default.
+    { inherited: options.env.CUSTOM_HOST_ALLOWLIST, add: demoMock ? ['127.0.0.1'] : [] },
   );
   const running: Supervised[] = [];
   let stopping = false;
@@ -71,12 +90,23 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const codes = await Promise.all(
       [...running].reverse().map(async (app) => [app.name, await app.stop(graceMs)]),
     );
+    const exitCodes = Object.fromEntries(codes) as Record<AppName, number | string>;
+    // Only now that no app runs: the gateway drained its calls to the demo provider, the apps their
+    // Postgres, Redis and NATS work.
+    options.out(`[stack] apps stopped: ${JSON.stringify(exitCodes)}`);
+    await demoMock?.close();
     await services.stopAll();
-    return Object.fromEntries(codes) as Record<AppName, number | string>;
+    options.out('[stack] postgres, redis and nats stopped');
+    return exitCodes;
   };
 
+  let demo: DemoSetup | undefined;
   try {
     for (const spec of specs) {
+      if (spec.name === 'gateway' && demoMock) {
+        // Before the gateway starts, so its first snapshot already holds the demo provider and key.
+        demo = await setUpDemo(demoMock, ports, adminKey, options);
+      }
       const entry = join(options.rootDir, 'apps', spec.name, 'dist', 'main.js');
       if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` first`);
       const app = supervise(() => spawnApp(spec.name, entry, { ...options.env, ...spec.env }, options.out), {
@@ -104,13 +134,51 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   options.out(
     `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC 127.0.0.1:${ports.loggerGrpc}, token required)`,
   );
+  if (demoMock) {
+    options.out(
+      `[stack]   demo provider  ${demoMock.url}  (the mock provider: simulated answers, no real AI; AIGW_DEMO=0 turns it off)`,
+    );
+  }
   if (!options.env.BOOTSTRAP_ADMIN_KEY) {
     options.out(`[stack]   admin API key  in ${adminKeyFile}, e.g.`);
     options.out(
       `[stack]     curl -H "x-service-api-key: $(cat ${adminKeyFile})" http://127.0.0.1:${ports.controlPlane}/v1/organisation`,
     );
   }
+  if (demo) {
+    const urls = {
+      gateway: `http://127.0.0.1:${ports.gateway}/v1`,
+      controlPlane: `http://127.0.0.1:${ports.controlPlane}/v1`,
+    };
+    for (const line of demoBanner(demo, urls)) options.out(`[stack] ${line}`);
+  }
   return { ports, crashed, stop };
+}
+
+/**
+ * Creates what the demo needs through the admin API (only what is missing). A demo that cannot be
+ * set up is said and skipped: it must never keep the stack from starting.
+ */
+async function setUpDemo(
+  mock: MockProvider,
+  ports: StackPorts,
+  adminKey: string,
+  options: StackOptions,
+): Promise<DemoSetup | undefined> {
+  try {
+    const setup = await ensureDemo({
+      admin: new AdminClient(`http://127.0.0.1:${ports.controlPlane}/v1`, adminKey),
+      mockUrl: mock.url,
+      dataDir: options.dataDir,
+    });
+    options.out(
+      `[stack] demo: ${setup.created.length > 0 ? `created ${setup.created.join(', ')}` : 'reusing the @demo provider and key of an earlier start'}`,
+    );
+    return setup;
+  } catch (err) {
+    options.out(`[stack] demo: not set up: ${err instanceof Error ? err.message : String(err)}`);
+    return undefined;
+  }
 }
 
 /** Exits within this window that make the stack give up on an app (and stop). */
