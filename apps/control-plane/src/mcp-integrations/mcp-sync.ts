@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Kysely } from 'kysely';
 import { type McpIntegrationRow, type McpItem, type McpServerInfo, mcpDb } from '../db/mcp.db.js';
 import type { ControlDatabase } from '../db/schema.js';
+import { assertNotMetadataHost } from '../outbound/outbound-host.js';
 import { openMcpSecret } from './mcp-credentials.js';
 import { clientCredentialsToken } from './oauth-token.js';
 
@@ -73,7 +74,9 @@ async function discover(deps: SyncDeps, row: McpIntegrationRow): Promise<Discove
     const token = 'token' in secret ? secret.token : await clientCredentialsToken(secret, signal);
     headers.authorization = `Bearer ${token}`;
   }
-  const transport = new StreamableHTTPClientTransport(new URL(row.url), {
+  const url = new URL(row.url);
+  await assertNotMetadataHost(url);
+  const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers, signal, redirect: 'error' },
   });
   const client = new Client(CLIENT_INFO);

@@ -1,6 +1,7 @@
 // OAuth 2.0 client credentials grant (RFC 6749 4.4): the access token the control plane's sync sends
 // to an MCP server whose integration authenticates that way. Client authentication is HTTP Basic
 // (RFC 6749 2.3.1), the method every authorisation server must support.
+import { assertNotMetadataHost } from '../outbound/outbound-host.js';
 
 export interface ClientCredentials {
   readonly client_id: string;
@@ -16,6 +17,7 @@ export async function clientCredentialsToken(creds: ClientCredentials, signal: A
   const basic = Buffer.from(
     `${encodeURIComponent(creds.client_id)}:${encodeURIComponent(creds.client_secret)}`,
   ).toString('base64');
+  await assertNotMetadataHost(new URL(creds.token_url));
   const res = await fetch(creds.token_url, {
     method: 'POST',
     headers: {

@@ -121,6 +121,29 @@ describe('MCP integrations and servers', () => {
     }
   });
 
+  test('the sync never calls a cloud metadata address (the control plane would hand out its own credentials)', async ({
+    cp,
+  }) => {
+    for (const [name, url, auth] of [
+      ['Metadata', 'http://169.254.169.254/mcp', { type: 'bearer', token: MCP_TOKEN }],
+      [
+        'Metadata token',
+        'http://127.0.0.1:9/mcp',
+        {
+          type: 'oauth_client_credentials',
+          client_id: 'a',
+          client_secret: 's',
+          token_url: 'http://169.254.169.254/token',
+        },
+      ],
+    ] as const) {
+      const created = await mcpIntegration(cp, url, { name, auth });
+      expect(created.sync.status).toBe('error');
+      expect(created.sync.error).toContain('169.254.169.254');
+      expect(created.sync.error).toContain('link-local');
+    }
+  });
+
   test('GET /mcp-servers/:id/metadata shows what the server said about itself', async ({ cp }) => {
     const ws = await workspace(cp, 'Meta');
     const integration = await mcpIntegration(cp, upstream.url, { name: 'Weather meta' });

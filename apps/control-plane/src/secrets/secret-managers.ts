@@ -3,11 +3,10 @@
 // Manager (`GetSecretValue`, JSON 1.1 protocol, SigV4-signed by the AWS SDK's own signer), or the
 // control plane's `AIGW_SECRET_*` environment variables (local use). Failures say what failed in
 // words and status codes, never with the manager's response body (it is not ours to show).
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SecretManager } from '../db/secret-references.db.js';
+import { assertNotMetadataHost, MetadataHostError } from '../outbound/outbound-host.js';
 
 export interface VaultSettings {
   readonly address: string;
@@ -62,17 +61,13 @@ const fail = (message: string): never => {
   throw new SecretResolutionError(message);
 };
 
-/**
- * Cloud metadata endpoints hand out the control plane's own credentials: never a secret manager.
- * Private addresses stay allowed (Vault usually runs inside the network).
- */
-const METADATA = [/^169\.254\./, /^fd00:ec2::254$/i, /^::ffff:169\.254\./i];
-
+/** Never a cloud metadata endpoint (outbound/outbound-host.ts); private addresses are allowed. */
 async function checkHost(url: URL): Promise<void> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  if (addresses.some((a) => METADATA.some((m) => m.test(a)))) {
-    fail(`${url.host} is a link-local (cloud metadata) address, never a secret manager`);
+  try {
+    await assertNotMetadataHost(url);
+  } catch (err) {
+    if (err instanceof MetadataHostError) fail(`${err.message}, never a secret manager`);
+    fail(`${url.host} could not be resolved`);
   }
 }
 
