@@ -22,9 +22,14 @@ import type { EmbeddingsCodec } from './embedding-codecs.js';
 /** A response filter (upstream/forward.ts) that also names the content type of what it writes. */
 export interface BodyTranslator {
   readonly contentType: string;
+  readonly whole?: boolean;
   push(chunk: Buffer): readonly Buffer[];
   end(): readonly Buffer[];
+  status?(): number | undefined;
 }
+
+/** Answers `unreadable` made: sent as 502, whatever status the provider gave its unreadable body. */
+const unreadableAnswers = new WeakSet<object>();
 
 const JSON_TYPE = 'application/json';
 const SSE_TYPE = 'text/event-stream; charset=utf-8';
@@ -42,7 +47,9 @@ function parse(body: Buffer): unknown {
 /** Reads the whole body, then writes one answer. */
 class WholeBody implements BodyTranslator {
   readonly contentType = JSON_TYPE;
+  readonly whole = true;
   private readonly chunks: Buffer[] = [];
+  private failed = false;
 
   constructor(private readonly write: (body: Buffer) => Json) {}
 
@@ -52,7 +59,13 @@ class WholeBody implements BodyTranslator {
   }
 
   end(): readonly Buffer[] {
-    return [Buffer.from(JSON.stringify(this.write(Buffer.concat(this.chunks))))];
+    const answer = this.write(Buffer.concat(this.chunks));
+    this.failed = typeof answer === 'object' && answer !== null && unreadableAnswers.has(answer);
+    return [Buffer.from(JSON.stringify(answer))];
+  }
+
+  status(): number | undefined {
+    return this.failed ? 502 : undefined;
   }
 }
 
@@ -79,11 +92,13 @@ export function errorBody(
 
 /** An answer the provider sent that is not what its API documents: a 502-worthy envelope in the body. */
 function unreadable(what: string): Json {
-  return errorEnvelope({
+  const answer = errorEnvelope({
     message: `the provider's ${what} could not be translated`,
     type: 'api_error',
     code: 'translation_failed',
   });
+  if (typeof answer === 'object' && answer !== null) unreadableAnswers.add(answer);
+  return answer;
 }
 
 const sse = (chunk: Json) => Buffer.from(`data: ${JSON.stringify(chunk)}\n\n`);
@@ -236,11 +251,13 @@ class FrontStream implements BodyTranslator {
 /** The whole OpenAI body (answer or error envelope) in the front door's shape. */
 class FrontWhole implements BodyTranslator {
   readonly contentType = JSON_TYPE;
+  readonly whole = true;
   private readonly chunks: Buffer[] = [];
+  private unreadable = false;
 
   constructor(
     private readonly inner: BodyTranslator | undefined,
-    private readonly status: number,
+    private readonly providerStatus: number,
     private readonly door: FrontDoor,
   ) {}
 
@@ -252,9 +269,29 @@ class FrontWhole implements BodyTranslator {
   end(): readonly Buffer[] {
     if (this.inner) this.chunks.push(...this.inner.end());
     const parsed = obj(parse(Buffer.concat(this.chunks)));
-    const ok = this.status >= 200 && this.status < 300 && parsed && parsed.error === undefined;
-    const body = ok ? this.door.answer(parsed) : this.door.error(this.status, parsed);
+    const provided = this.providerStatus >= 200 && this.providerStatus < 300;
+    // A success the door cannot read (not a JSON object) is no success.
+    this.unreadable = provided && parsed === undefined;
+    const status = this.status() ?? this.providerStatus;
+    const ok = status >= 200 && status < 300 && parsed && parsed.error === undefined;
+    const body = ok
+      ? this.door.answer(parsed)
+      : this.door.error(
+          status,
+          parsed ?? {
+            error: {
+              message: "the provider's answer could not be translated",
+              type: 'api_error',
+              code: 'translation_failed',
+            },
+          },
+        );
     return [Buffer.from(JSON.stringify(body))];
+  }
+
+  /** An answer it or the chat translation could not read is 502. */
+  status(): number | undefined {
+    return this.inner?.status?.() ?? (this.unreadable ? 502 : undefined);
   }
 }
 

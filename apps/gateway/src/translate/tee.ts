@@ -10,7 +10,9 @@ export function teeTo(translator: BodyTranslator, sink: ChunkSink): BodyTranslat
   };
   return {
     contentType: translator.contentType,
+    ...(translator.whole ? { whole: true } : {}),
     push: (chunk) => pass(translator.push(chunk)),
     end: () => pass(translator.end()),
+    status: () => translator.status?.(),
   };
 }

@@ -44,6 +44,13 @@ export interface ResponseFilter {
   end(): readonly Buffer[];
   /** The content type of what the filter writes, when it differs from the provider's. */
   readonly contentType?: string;
+  /**
+   * The filter writes only at the end (a JSON answer read whole): the head waits for it, so that
+   * `status()` can still change the status (an answer it could not read is not a 200).
+   */
+  readonly whole?: boolean;
+  /** The status to send, asked after `end()` of a whole filter; undefined keeps the provider's. */
+  status?(): number | undefined;
 }
 
 export interface ForwardResult {
@@ -142,7 +149,7 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         // What the client got (and the sinks saw) is read in this type at the end.
         result.responseHeaders = { ...upRes.headers, 'content-type': filter.contentType };
       }
-      res.writeHead(result.status, upRes.statusMessage, headerList);
+      if (!filter?.whole) res.writeHead(result.status, upRes.statusMessage, headerList);
       // Event streams: the client must see the stream open at once. Events that came in the same
       // read as the headers take them out in one write; otherwise the headers go alone right after
       // this turn of the event loop (one write less per stream than flushing them here).
@@ -174,7 +181,14 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       });
       upRes.once('end', () => {
         if (res.destroyed) return;
-        if (filter) for (const part of filter.end()) res.write(part);
+        if (filter?.whole) {
+          const parts = filter.end();
+          const status = filter.status?.() ?? result.status;
+          result.status = status;
+          headerList.push('content-length', String(parts.reduce((n, p) => n + p.length, 0)));
+          res.writeHead(status, status === upRes.statusCode ? upRes.statusMessage : undefined, headerList);
+          for (const part of parts) res.write(part);
+        } else if (filter) for (const part of filter.end()) res.write(part);
         res.end();
       });
       upRes.on('aborted', () => {
