@@ -72,8 +72,8 @@ async function logOf(stack: LogsStack, traceId: string): Promise<Reply['body']> 
 describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
   test('a key holding only logs.list gets 403 on /v1/chat/completions', async ({ world }) => {
     const { stack, tenant } = world;
-    const probe = await stack.admin.createKey(tenant.workspaceId, 'probe');
     const logsOnly = await stack.admin.createKey(tenant.workspaceId, 'logs only', { scopes: ['logs.list'] });
+    const probe = await stack.admin.createKey(tenant.workspaceId, 'probe');
     await untilKnown(stack, probe.key, tenant.provider);
     // The logs-only key was created before the probe's: the gateway that knows the probe knows it.
     const res = await call(
