@@ -187,6 +187,45 @@ describe('prompts', () => {
     );
   });
 
+  test('a partial a prompt or partial includes cannot be deleted (409 naming them); unused, it can', async ({
+    cp,
+  }) => {
+    const ws = await workspace(cp, 'Partial users');
+    await created(cp, '/prompt-partials', {
+      name: 'Tone_x',
+      slug: 'tone_x',
+      workspace_id: ws.id,
+      string: 'be kind',
+    });
+    await created(cp, '/prompt-partials', {
+      name: 'Tone',
+      slug: 'tone',
+      workspace_id: ws.id,
+      string: 'be nice',
+    });
+    await created(cp, '/prompt-partials', {
+      name: 'Outer',
+      slug: 'outer',
+      workspace_id: ws.id,
+      string: '{{> tone}}!',
+    });
+    await created(cp, '/prompts', {
+      name: 'Reply',
+      slug: 'reply',
+      workspace_id: ws.id,
+      string: '{{> tone}} {{q}}',
+    });
+    const refused = await cp.call('delete', `/prompt-partials/tone?workspace_id=${ws.id}`);
+    expectError(refused, 409, 'AB07');
+    expect(refused.body.error.message).toContain('partial outer, prompt reply');
+    expect((await cp.call('get', `/prompt-partials/tone?workspace_id=${ws.id}`)).status).toBe(200);
+    // `tone_x` shares a prefix with `tone` but nothing includes it ('_' is no wildcard here).
+    expect((await cp.call('delete', `/prompt-partials/tone_x?workspace_id=${ws.id}`)).status).toBe(200);
+    expect((await cp.call('delete', `/prompts/reply?workspace_id=${ws.id}`)).status).toBe(200);
+    expect((await cp.call('delete', `/prompt-partials/outer?workspace_id=${ws.id}`)).status).toBe(200);
+    expect((await cp.call('delete', `/prompt-partials/tone?workspace_id=${ws.id}`)).status).toBe(200);
+  });
+
   test('publishing a partial version that would close a loop is refused', async ({ cp }) => {
     const ws = await workspace(cp, 'Publish loop');
     await created(cp, '/prompt-partials', { name: 'X', slug: 'x', workspace_id: ws.id, string: 'x' });

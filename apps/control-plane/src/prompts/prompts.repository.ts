@@ -1,6 +1,7 @@
 // Prompt and partial rows (one table, `kind`) with their versions and labels: lookups narrowed to
 // what the caller may see, creation with version 1 (published), new versions or in-place patches,
 // publishing, label moves and deletes. Every write bumps the entity version and records the change.
+import { templateRefs } from '@aigw/prompt-template';
 import { EntityKind } from '@aigw/proto';
 import { type ExpressionBuilder, type Kysely, sql } from 'kysely';
 import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
@@ -321,4 +322,34 @@ export async function removeLabel(tx: MutationTx, promptId: string, labelId: str
     .where('label_id', '=', labelId)
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
+}
+
+/**
+ * Slugs of the prompts and partials of the workspace that include the partial `slug` in any of their
+ * versions (a partial they include cannot be deleted: those versions would stop rendering).
+ */
+export async function includersOf(
+  db: Db,
+  workspaceId: string,
+  partialSlug: string,
+  except: string,
+): Promise<string[]> {
+  const rows = await promptDb(db)
+    .selectFrom('prompt_versions as v')
+    .innerJoin('prompts as p', 'p.id', 'v.prompt_id')
+    .select(['p.slug', 'p.kind', 'v.template'])
+    .where('p.workspace_id', '=', workspaceId)
+    .where('p.id', '!=', except)
+    // A cheap filter first; the template parser decides.
+    .where('v.template', 'like', `%${partialSlug.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
+    .execute();
+  const found = new Set<string>();
+  for (const row of rows) {
+    try {
+      if (templateRefs(row.template).partials.has(partialSlug)) found.add(`${row.kind} ${row.slug}`);
+    } catch {
+      // A version that does not parse includes nothing (it could not have been saved).
+    }
+  }
+  return [...found].sort();
 }

@@ -2,7 +2,7 @@
 // default) and labels (named, movable pointers to versions). Partials are published only when the
 // published text keeps their includes free of loops.
 import type { Kysely } from 'kysely';
-import { notFound } from '../api-errors.js';
+import { conflict, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import { lookupWorkspace } from '../auth/visibility.js';
@@ -16,6 +16,7 @@ import {
   deletePrompt,
   findVersion,
   findVisiblePrompt,
+  includersOf,
   listVersions,
   removeLabel,
   setLabel,
@@ -114,10 +115,16 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
         await requirePromptAccess(db, principal, 'write');
         const before = await visible(db, principal, kind, params.promptId, query.workspace_id);
         return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
-          await deletePrompt(
-            tx,
-            await findVisiblePrompt(tx.db, principal, kind, before.id, { forUpdate: true }),
-          );
+          const current = await findVisiblePrompt(tx.db, principal, kind, before.id, { forUpdate: true });
+          if (kind === 'partial') {
+            const users = await includersOf(tx.db, current.workspace_id, current.slug, current.id);
+            if (users.length > 0) {
+              throw conflict(
+                `the partial is included by ${users.join(', ')}: remove it from their versions (or delete them) first`,
+              );
+            }
+          }
+          await deletePrompt(tx, current);
           return {};
         });
       },
