@@ -44,6 +44,9 @@ describe('credentialRoute', () => {
 
   it('counts provider-native keys and Bedrock key pairs as provider authorization, and needs none for local servers', () => {
     expect(route({ 'x-service-provider': 'anthropic', 'x-api-key': 'k' }).kind).toBe('headers');
+    // Google's SDKs send their key as x-goog-api-key.
+    expect(route({ 'x-service-provider': 'google', 'x-goog-api-key': 'k' }).kind).toBe('headers');
+    expect(refusal({ 'x-service-provider': 'google' })).toMatchObject({ code: 'missing_provider_auth' });
     expect(
       route({
         'x-service-provider': 'aws-bedrock',

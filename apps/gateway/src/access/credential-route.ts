@@ -19,7 +19,7 @@ export type CredentialRoute =
 const NO_CREDENTIAL = new Set(['ollama', 'openai-compatible']);
 
 /** Provider credentials a client may send (converted or passed as the provider expects them). */
-const AUTH_HEADERS = ['authorization', 'x-api-key', 'api-key'];
+const AUTH_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'];
 
 export function credentialRoute(
   headers: IncomingHttpHeaders,
