@@ -109,6 +109,13 @@ export interface MountDeps {
 }
 
 export function mountRoutes(router: Router, routes: readonly RouteDefinition[], deps: MountDeps): void {
+  // The same for every request: built once.
+  const secrets: RouteContext<unknown, unknown, unknown>['secrets'] = {
+    masterKey: deps.masterKey ?? null,
+    env: deps.secretManagers?.env ?? new Map(),
+    timeoutMs: deps.secretManagers?.timeoutMs ?? 5_000,
+    auditEnabled: deps.auditEnabled,
+  };
   for (const route of routes) {
     router[route.method](route.path, async (req: Request, res: Response) => {
       let principal: Principal | undefined;
@@ -119,7 +126,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
           principal = await deps.authenticate(req);
           authorize(route, principal);
         }
-        const ctx = buildContext(route, req, res, principal, deps, failure);
+        const ctx = buildContext(route, req, res, principal, deps, secrets, failure);
         const result = await route.handler(ctx);
         // A handler that streamed its own response (an export download) has already answered.
         if (!res.headersSent) res.status(route.status ?? 200).json(result ?? {});
@@ -161,6 +168,7 @@ function buildContext(
   res: Response,
   principal: Principal,
   deps: MountDeps,
+  secrets: RouteContext<unknown, unknown, unknown>['secrets'],
   failure: { target?: MutationTarget },
 ): RouteContext<unknown, unknown, unknown> {
   const params = parseInput(route.params, req.params, 'path');
@@ -176,12 +184,7 @@ function buildContext(
     log: deps.log,
     masterKey: deps.masterKey ?? null,
     logsService: deps.logsService ?? null,
-    secrets: {
-      masterKey: deps.masterKey ?? null,
-      env: deps.secretManagers?.env ?? new Map(),
-      timeoutMs: deps.secretManagers?.timeoutMs ?? 5_000,
-      auditEnabled: deps.auditEnabled,
-    },
+    secrets,
     auditAs: (target) => {
       failure.target = target;
     },

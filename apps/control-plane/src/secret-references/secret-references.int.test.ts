@@ -92,6 +92,16 @@ describe('secret references', () => {
       ),
     ).toEqual([aws.body.slug]);
     expect((await cp.call('get', '/secret-references/team-vault')).body.id).toBe(created.body.id);
+    // Slugs derived from the name are made unique in the organisation.
+    const twice = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await cp.call('post', '/secret-references', {
+        body: { ...vaultBody('x', 'team/openai'), slug: undefined, name: 'Same name' },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      twice.push(res.body.slug);
+    }
+    expect(twice).toEqual(['same-name', 'same-name-2']);
 
     // settings are checked against the reference's own manager.
     expectError(

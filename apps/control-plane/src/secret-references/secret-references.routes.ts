@@ -13,9 +13,10 @@ import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type SecretReferenceRow, secretReferenceDb } from '../db/secret-references.db.js';
+import { lockSlugs } from '../db/slug-lock.js';
 import { pageBounds, toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
-import { slugFromName } from '../http/slug.js';
+import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { maskSecret } from '../integrations/credentials.js';
 import {
   integrationsMapping,
@@ -121,6 +122,22 @@ async function markDue(db: Kysely<ControlDatabase>, referenceId: string): Promis
     .execute();
 }
 
+/** A slug from the name, made unique in the organisation (as the other families do). */
+async function derivedSlug(
+  db: Kysely<ControlDatabase>,
+  organisationId: string,
+  name: string,
+): Promise<string> {
+  const base = slugFromName(name, 'secret');
+  const taken = await secretReferenceDb(db)
+    .selectFrom('secret_references')
+    .select('slug')
+    .where('organisation_id', '=', organisationId)
+    .where('slug', 'like', candidatePrefix(base))
+    .execute();
+  return firstFreeSlug(base, new Set(taken.map((r) => r.slug)));
+}
+
 const common = { tag: TAG, level: 'organisation', minRole: 'admin' } as const;
 
 export const secretReferenceRoutes: RouteDefinition[] = [
@@ -138,8 +155,9 @@ export const secretReferenceRoutes: RouteDefinition[] = [
       const id = randomUUID();
       const sealed = sealAuth(masterKey, id, body.auth ?? null);
       const allowed = (await workspaceIds(db, principal, body.allowed_workspaces)) ?? [];
-      const slug = body.slug ?? slugFromName(body.name, 'secret');
       return mutate({ resourceId: id, workspaceId: null }, async (tx) => {
+        await lockSlugs(tx.db, `secret_references:${principal.organisationId}`);
+        const slug = body.slug ?? (await derivedSlug(tx.db, principal.organisationId, body.name));
         const taken = await secretReferenceDb(tx.db)
           .selectFrom('secret_references')
           .select('id')
