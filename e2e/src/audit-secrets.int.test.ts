@@ -6,6 +6,7 @@
 // stay readable; refused keys are recorded under their organisation, unknown ones unattributed and
 // listed only in the platform scope.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { AuditEvent } from '@aigw/proto';
 import { test as base } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
 import { PROVIDER_SECRET } from './enforcement-stack.test-support.js';
@@ -162,8 +163,8 @@ describe('the audit store keeps every record and no secret', () => {
     // Every record arrives (outbox -> NATS -> logger).
     const stored = async () =>
       (
-        await pg.pool.query<{ action: string; organisation_id: string | null; row: string }>(
-          'select action, organisation_id, row_to_json(a)::text as row from logs.audit_logs a',
+        await pg.pool.query<{ id: string; action: string; organisation_id: string | null; row: string }>(
+          'select id::text, action, organisation_id, row_to_json(a)::text as row from logs.audit_logs a',
         )
       ).rows;
     const outbox = (
@@ -171,12 +172,22 @@ describe('the audit store keeps every record and no secret', () => {
         "select payload from control.outbox where subject like '%aigw.audit.v1' order by id",
       )
     ).rows;
-    // Every record the control plane wrote is stored, the unattributed ones included.
-    const { value: rows } = await pollUntil(stored, (r) => r.length >= outbox.length, {
-      boundMs: 20_000,
-      intervalMs: 100,
-      what: 'every audit record stored',
-    });
+    const written = outbox.map(({ payload }) => AuditEvent.decode(payload));
+    // Every record the control plane wrote is stored, the unattributed ones included; the failure
+    // names the records still missing.
+    const missing = (rows: { id: string }[]) => {
+      const ids = new Set(rows.map((r) => r.id));
+      return written.filter((e) => !ids.has(e.id.toLowerCase())).map((e) => `${e.action} ${e.id}`);
+    };
+    const { value: rows } = await pollUntil(
+      async () => missing(await stored()),
+      (m) => m.length === 0,
+      {
+        boundMs: 20_000,
+        intervalMs: 100,
+        what: 'every audit record stored (the value is the records missing)',
+      },
+    ).then(async () => ({ value: await stored() }));
     expect(rows.length).toBe(outbox.length);
     for (const action of [
       'usage_limits_policies.create',

@@ -62,6 +62,23 @@ async function ensureConsumer<T>(options: StreamConsumerOptions<T>): Promise<voi
   else await jsm.consumers.add(stream, { ...config, durable_name: durable });
 }
 
+/**
+ * The messages a fetch delivered, and the error that ended it if any. A fetch can fail after it
+ * delivered messages (two idle heartbeats missed while the event loop was busy ends it with
+ * "heartbeats missed"); those messages are held by this consumer and must still be stored.
+ */
+export async function collectFetch<M>(
+  iterator: AsyncIterable<M>,
+): Promise<{ msgs: M[]; error: unknown | undefined }> {
+  const msgs: M[] = [];
+  try {
+    for await (const msg of iterator) msgs.push(msg);
+    return { msgs, error: undefined };
+  } catch (error) {
+    return { msgs, error: error ?? new Error('fetch failed') };
+  }
+}
+
 export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>): Promise<StreamConsumer> {
   const { js, jsm, stream, durable, settings, log, metrics, sink } = options;
   await ensureConsumer(options);
@@ -125,18 +142,27 @@ export async function startStreamConsumer<T>(options: StreamConsumerOptions<T>):
         await Promise.race(inFlight);
         continue;
       }
-      const msgs: JsMsg[] = [];
+      let msgs: JsMsg[] = [];
       try {
         const iterator = await consumer.fetch({
           max_messages: settings.batchMessages,
           expires: settings.fetchExpiresMs,
         });
         current = iterator;
-        for await (const msg of iterator) msgs.push(msg);
+        const fetched = await collectFetch(iterator);
+        msgs = fetched.msgs;
+        if (fetched.error !== undefined) throw fetched.error;
         failures = 0;
       } catch (err) {
         if (!running) break;
-        if (failures++ % 10 === 0) log.warn({ err, stream }, 'fetching from JetStream failed; retrying');
+        if (failures++ % 10 === 0)
+          log.warn({ err, stream, delivered: msgs.length }, 'fetching from JetStream failed; retrying');
+        // What the fetch delivered before it failed is stored like any batch: left alone, it would
+        // come back only after ack_wait (a minute by default), a gap in the logs.
+        if (msgs.length > 0 && running) {
+          const task = store(msgs).finally(() => inFlight.delete(task));
+          inFlight.add(task);
+        }
         await sleep(Math.min(5_000, 200 * failures));
         await recover();
         continue;

@@ -1,7 +1,7 @@
 // The measurement behind docs/decisions.md "MCP: the gateway relays, it does not terminate": the same
 // SDK client calls the same SDK server's tool directly, through the gateway's relay, and through an
 // in-process proxy that terminates MCP with the SDK on both sides (Server in front, Client behind).
-// Run on demand: MCP_MEASURE=1 pnpm --filter @aigw/e2e exec vitest run src/mcp-relay.measure.int.test.ts
+// Part of `pnpm bench` (e2e's bench script runs src/*.measure.ts with vitest.measure.config.ts).
 // It asserts only that every path gives the same answer; the numbers are printed, never asserted.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -65,7 +65,7 @@ async function terminatingProxy(upstreamUrl: string) {
   };
 }
 
-describe.skipIf(process.env.MCP_MEASURE !== '1')('MCP relay against termination (measurement)', () => {
+describe('MCP relay against termination (measurement)', () => {
   test('the same answers by every path; latencies printed', async ({ pg, nats, redis }) => {
     const upstream = await startMcpUpstream({ token: TOKEN });
     const stack = await startLogsStack({ pg, nats }, { REDIS_URL: redis.url });
