@@ -15,6 +15,8 @@ export interface SharedOptions {
   services?: boolean;
   /** Per-test timeout in ms (default 20 s: tests talk to real servers). */
   testTimeout?: number;
+  /** Test files (default: src and test `*.test.ts`). */
+  include?: string[];
 }
 
 export function sharedConfig(options: SharedOptions = {}): ViteUserConfig {
@@ -22,7 +24,7 @@ export function sharedConfig(options: SharedOptions = {}): ViteUserConfig {
     resolve: { conditions },
     ssr: { resolve: { conditions } },
     test: {
-      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      include: options.include ?? ['src/**/*.test.ts', 'test/**/*.test.ts'],
       benchmark: { include: ['src/**/*.bench.ts'] },
       testTimeout: options.testTimeout ?? 20_000,
       hookTimeout: 60_000,
