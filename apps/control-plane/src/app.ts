@@ -27,6 +27,7 @@ import { type ControlPlaneConfig, secretEnvironment } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { adminApi } from './http/admin-api.js';
+import { defaultConsoleDir, mountConsole } from './http/console.js';
 import { createLoggerClient } from './http/logger-client.js';
 import { API_VERSION } from './http/openapi.js';
 import { createSecretRefreshWorker } from './integrations/secret-refresh.worker.js';
@@ -223,11 +224,7 @@ export function createApp(
         }),
       });
 
-      const app = createHttpApp({
-        log,
-        metrics,
-        accessLog: true,
-        routes: adminApi({
+      const mountApi = adminApi({
           db: database.db,
           authenticate,
           routes,
@@ -238,7 +235,16 @@ export function createApp(
           masterKey,
           logsService,
           secretManagers,
-        }),
+        });
+      const app = createHttpApp({
+        log,
+        metrics,
+        accessLog: true,
+        routes: (express) => {
+          mountApi(express);
+          if (config.CONSOLE_ENABLED)
+            mountConsole(express, { dir: config.CONSOLE_DIR ?? defaultConsoleDir(), log });
+        },
         health: {
           checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },
           draining: () => closer.closed,

@@ -83,6 +83,16 @@ const settingsObject = z.object({
     '`OFF`: every /v1 route answers 403 AB03 (health and metrics stay up).',
   ),
   AUDIT_LOGS_ENABLED: featureFlag.describe('`OFF`: no audit records are written.'),
+  CONSOLE_ENABLED: featureFlag.describe(
+    '`OFF`: the web console is not served at /console (the admin API it calls is unaffected).',
+  ),
+  CONSOLE_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "The console's built files (default: the dist/ folder of the @aigw/console package, built by `pnpm build`).",
+    ),
   SCIM_ENABLED: featureFlag.describe('Spec part 8 flag (no SCIM routes yet).'),
 
   /** Token authentication (spec 5.4): JWTs are accepted only when a JWKS URL is set. */

@@ -1,6 +1,7 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
+import { meRoutes } from './auth/me.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
 import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';
@@ -23,6 +24,7 @@ import { workspaceMemberRoutes } from './workspace-members/workspace-members.rou
 import { workspaceRoutes } from './workspaces/workspaces.routes.js';
 
 export const routes: readonly RouteDefinition[] = [
+  ...meRoutes,
   ...organisationRoutes,
   ...userRoutes,
   ...userInviteRoutes,

@@ -38,6 +38,11 @@ const MEMBER_CALLERS: ReadonlySet<CallerName> = new Set(['member-A token', 'memb
 const ids = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
 
 const OPERATIONS = {
+  'who am i': {
+    object: 'caller',
+    prepare: async () => ({ method: 'get', path: '/me' }),
+    verify: (world, _caller, body) => expect(body.organisation_id).toBe(world.organisationId),
+  },
   'get organisation': {
     object: 'organisation',
     prepare: async () => ({ method: 'get', path: '/organisation' }),
@@ -224,6 +229,7 @@ type OperationName = keyof typeof OPERATIONS;
 // manager-A key, member-A token, member-A key, service-A key. docs/admin-api/access.md is this table.
 // biome-ignore format: the matrix reads as a table
 const MATRIX: readonly (readonly [OperationName, readonly number[]])[] = [
+  ['who am i',                  [200, 200, 200, 200, 200, 200, 200, 200, 200]],
   ['get organisation',          [200, 200, 200, 200, 403, 403, 403, 403, 403]],
   ['update organisation',       [200, 200, 200, 200, 403, 403, 403, 403, 403]],
   ['create workspace',          [201, 201, 201, 201, 403, 403, 403, 403, 403]],
