@@ -68,6 +68,12 @@ describe('pnpm start', () => {
         headers: { 'x-service-api-key': adminKey },
       });
       expect(organisation.status).toBe(200);
+      // The console's address is printed, and the built console is served there (issue 22).
+      const consoleUrl = `http://127.0.0.1:${ports.controlPlane}/console/`;
+      expect(output()).toContain(`console        ${consoleUrl}`);
+      const consolePage = await fetch(consoleUrl);
+      expect(consolePage.status).toBe(200);
+      expect(await consolePage.text()).toContain('<title>AI gateway console</title>');
 
       // The internal ports listen on loopback only: 127.0.0.2 is this machine too, and is refused.
       for (const port of [ports.controlPlaneGrpc, ports.loggerGrpc, ports.logger]) {

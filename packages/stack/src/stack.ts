@@ -132,6 +132,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     `[stack]   control plane  http://127.0.0.1:${ports.controlPlane}/v1  (gRPC 127.0.0.1:${ports.controlPlaneGrpc}, ${tokens.snapshotToken === null ? 'SNAPSHOT_SERVICE_AUTH from the environment' : 'token required'})`,
   );
   options.out(
+    `[stack]   console        http://127.0.0.1:${ports.controlPlane}/console/  (sign in with ${options.env.BOOTSTRAP_ADMIN_KEY ? 'BOOTSTRAP_ADMIN_KEY' : `the key in ${adminKeyFile}`})`,
+  );
+  options.out(
     `[stack]   logger         http://127.0.0.1:${ports.logger}/metrics  (gRPC 127.0.0.1:${ports.loggerGrpc}, token required)`,
   );
   if (demoMock) {
