@@ -1,7 +1,7 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
-import { meRoutes } from './auth/me.routes.js';
+import { meRoutes } from './me/me.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
 import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';

@@ -17,7 +17,7 @@ async function serve(dir: string): Promise<string> {
   const app = createHttpApp({
     log,
     metrics: createMetrics(`console-test-${servers.length}`),
-    health: { checks: {} },
+    health: { checks: {}, draining: () => false },
     routes: (express) => mountConsole(express, { dir, log }),
   });
   const server = await listen(app, 0, '127.0.0.1');
