@@ -133,6 +133,13 @@ export function loggerError(err: ServiceError, log: Logger, method: string): App
           ? 'the logger did not answer in time'
           : 'the logger is unreachable',
       );
+    case status.UNAUTHENTICATED:
+      // An operator's mistake, not the caller's: the two tokens differ. Unavailable until fixed.
+      log.error(
+        { method },
+        'the logger refused the service token: LOGGER_SERVICE_TOKEN here must equal LOGS_SERVICE_TOKEN there',
+      );
+      return loggerUnavailable("the logger refused this control plane's service token");
     default:
       log.error({ method, code: err.code, details: err.details }, 'LogsService call failed');
       return apiError('AB04', 'internal server error');
