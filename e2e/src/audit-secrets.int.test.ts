@@ -7,30 +7,11 @@
 // listed only in the platform scope.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AuditEvent } from '@aigw/proto';
-import { test as base } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
 import { PROVIDER_SECRET } from './enforcement-stack.test-support.js';
-import {
-  callAs,
-  createTenant,
-  type LogsStack,
-  pollUntil,
-  startLogsStack,
-} from './logs-stack.test-support.js';
+import { callAs, createTenant, logsTest, pollUntil } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = logsTest;
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 

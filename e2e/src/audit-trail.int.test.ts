@@ -4,29 +4,10 @@
 // policy's audit record keeps its keys readable, a request log whose body nests 5,000 deep is
 // readable, and time filters accept ISO 8601 only.
 import { randomUUID } from 'node:crypto';
-import { test as base } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
-import {
-  callAs,
-  createTenant,
-  type LogsStack,
-  pollUntil,
-  startLogsStack,
-} from './logs-stack.test-support.js';
+import { callAs, createTenant, type LogsStack, logsTest, pollUntil } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = logsTest;
 
 interface AuditRecord {
   readonly organisation_id: string | null;

@@ -1,37 +1,11 @@
 // Issue 22: the console is served by the control plane at /console with a strict CSP and caching
 // headers, signs in with an admin or workspace key, and shows only the pages the caller's scopes
 // allow. Real chromium, whole stack.
-import { test as base } from '@aigw/testkit';
-import type { Browser } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
-import { createTenant, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
+import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
+import { createTenant } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack; browser: Browser }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-  browser: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
-    async ({}, use) => {
-      const browser = await launchChromium();
-      try {
-        await use(browser);
-      } finally {
-        await browser.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = consoleTest;
 
 describe('the console shell', () => {
   test('served at /console with a strict CSP; hashed assets cached for a year, the page revalidated', async ({

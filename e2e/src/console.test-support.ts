@@ -6,6 +6,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { logsTest } from './logs-stack.test-support.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/console/', import.meta.url));
@@ -70,3 +71,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
 }
+
+/** `test` with the file's logs stack (`stack`) and one chromium for the file (`browser`). */
+export const consoleTest = logsTest.extend<{ browser: Browser }>({
+  browser: [
+    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
+    async ({}, use) => {
+      const browser = await launchChromium();
+      try {
+        await use(browser);
+      } finally {
+        await browser.close();
+      }
+    },
+    { scope: 'file' },
+  ],
+});

@@ -13,7 +13,7 @@ import {
 import { createApp as createGateway, type GatewayApp, loadGatewayConfig } from '@aigw/gateway';
 import { createApp as createLogger, type LoggerApp, loadLoggerConfig } from '@aigw/logger';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import type { NatsFixture, PgFixture } from '@aigw/testkit';
+import { test as base, type NatsFixture, type PgFixture } from '@aigw/testkit';
 import { AdminClient, pollUntil, type Reply } from './enforcement-client.test-support.js';
 import { createTenant, PROVIDER_SECRET, type Tenant } from './enforcement-stack.test-support.js';
 
@@ -164,3 +164,18 @@ export async function chatUntilServed(
 }
 
 export { createTenant, pollUntil };
+
+/** `test` with one file-scoped logs stack as `stack` (stopped before the file's database goes). */
+export const logsTest = base.extend<{ stack: LogsStack }>({
+  stack: [
+    async ({ pg, nats }, use) => {
+      const stack = await startLogsStack({ pg, nats });
+      try {
+        await use(stack);
+      } finally {
+        await stack.close();
+      }
+    },
+    { scope: 'file' },
+  ],
+});
