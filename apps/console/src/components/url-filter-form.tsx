@@ -14,6 +14,8 @@ export interface FilterField {
   readonly label: string;
   readonly kind?: 'text' | 'number' | 'select';
   readonly options?: readonly { value: string; label: string }[];
+  /** The label of a select's empty choice (the API's default); "Any" unless given. */
+  readonly emptyLabel?: string;
   readonly placeholder?: string;
   readonly step?: string;
 }
@@ -123,7 +125,7 @@ function Field(props: {
           onChange={(e) => props.onInput((e.target as HTMLSelectElement).value)}
           {...invalid}
         >
-          <option value="">Any</option>
+          <option value="">{field.emptyLabel ?? 'Any'}</option>
           {(field.options ?? []).map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}

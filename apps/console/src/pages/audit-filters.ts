@@ -31,6 +31,7 @@ const ORGANISATION: readonly FilterField[] = [
     name: 'scope',
     label: 'Records of',
     kind: 'select',
+    emptyLabel: 'this organisation',
     options: [{ value: 'platform', label: 'no organisation (platform operators)' }],
   },
 ];
