@@ -9,8 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { test as base } from '@aigw/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import type { Tenant } from './enforcement-stack.test-support.js';
 import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
+import type { Tenant } from './enforcement-stack.test-support.js';
 import {
   callAs,
   chatUntilServed,
@@ -103,7 +103,8 @@ async function chat(world: World, tenant: Tenant, key: string, traceId: string, 
 /** The stored log ids of a trace's served requests, once there are `count` of them (admin view). */
 async function storedLogs(world: World, traceId: string, count: number): Promise<string[]> {
   const { value } = await pollUntil(
-    async () => world.stack.admin.call('GET', `/logs?trace_id=${encodeURIComponent(traceId)}&status_code=200`),
+    async () =>
+      world.stack.admin.call('GET', `/logs?trace_id=${encodeURIComponent(traceId)}&status_code=200`),
     (reply) => reply.status === 200 && reply.body.data.length === count,
     { boundMs: 20_000, intervalMs: 100, what: `${count} stored logs of ${traceId}` },
   );
@@ -125,7 +126,8 @@ async function refreshUntil<T>(page: Page, probe: () => Promise<T>, expected: T)
 }
 
 const rowsOf = (page: Page, text: string) => page.getByTestId('log-row').filter({ hasText: text });
-const settled = (page: Page, testId: string) => page.locator(`[data-testid="${testId}"][aria-busy="false"]`).waitFor();
+const settled = (page: Page, testId: string) =>
+  page.locator(`[data-testid="${testId}"][aria-busy="false"]`).waitFor();
 
 describe('the console logs, audit and feedback pages', () => {
   test('a request made through the gateway is listed, found by trace id, filtered, and opens in detail with its body and feedback', async ({
@@ -142,22 +144,27 @@ describe('the console logs, audit and feedback pages', () => {
     const console = await openConsole(browser, stack.controlPlaneBase);
     const { page } = console;
     await signIn(page, stack.admin.key);
-    await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Logs', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'pages' })
+      .getByRole('link', { name: 'Logs', exact: true })
+      .click();
     await page.waitForURL(/\/console\/logs$/);
     // The logger stores the request about a second after it is served.
     await refreshUntil(page, () => rowsOf(page, traceId).count(), 1);
     const listed = rowsOf(page, traceId);
-    await expect.poll(() => listed.locator('td').allTextContents()).toEqual([
-      expect.any(String),
-      '200',
-      a.provider.slice(1),
-      'gpt-4o-mini',
-      expect.stringMatching(/^\d+$/),
-      expect.stringMatching(/^\$\d/),
-      expect.stringMatching(/ms|s$/),
-      traceId,
-      expect.any(String),
-    ]);
+    await expect
+      .poll(() => listed.locator('td').allTextContents())
+      .toEqual([
+        expect.any(String),
+        '200',
+        a.provider.slice(1),
+        'gpt-4o-mini',
+        expect.stringMatching(/^\d+$/),
+        expect.stringMatching(/^\$\d/),
+        expect.stringMatching(/ms|s$/),
+        traceId,
+        expect.any(String),
+      ]);
 
     // The trace-id search narrows the list to that trace and is kept in the URL.
     await page.getByRole('searchbox', { name: 'Trace ID' }).fill(traceId);
@@ -238,7 +245,9 @@ describe('the console logs, audit and feedback pages', () => {
     await screenshot(page, 'log-detail');
     // Back to the list keeps its filters.
     await page.getByRole('link', { name: '← Back to logs' }).click();
-    await page.waitForURL((u) => u.pathname === '/console/logs' && u.searchParams.get('trace_id') === traceId);
+    await page.waitForURL(
+      (u) => u.pathname === '/console/logs' && u.searchParams.get('trace_id') === traceId,
+    );
 
     // The feedback page lists it, filtered by value from its form; its trace links to the logs.
     await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Feedback' }).click();
@@ -262,7 +271,9 @@ describe('the console logs, audit and feedback pages', () => {
     await expect.poll(() => feedbackRows.count()).toBe(1);
     await screenshot(page, 'feedback');
     await feedbackRows.first().getByRole('link', { name: traceId }).click();
-    await page.waitForURL((u) => u.pathname === '/console/logs' && u.searchParams.get('trace_id') === traceId);
+    await page.waitForURL(
+      (u) => u.pathname === '/console/logs' && u.searchParams.get('trace_id') === traceId,
+    );
     await expect.poll(() => rowsOf(page, traceId).count()).toBe(1);
 
     expectNoProblems(console, [/400 \(Bad Request\)/]);
@@ -362,7 +373,9 @@ describe('the console logs, audit and feedback pages', () => {
     await page.waitForURL((u) => u.search === '');
     await settled(page, 'audit-table');
     const actions = await page.getByTestId('audit-row').locator('td:nth-child(2)').allTextContents();
-    expect(actions).toEqual(expect.arrayContaining(['workspaces.create', 'integrations.create', 'api_keys.create']));
+    expect(actions).toEqual(
+      expect.arrayContaining(['workspaces.create', 'integrations.create', 'api_keys.create']),
+    );
     // The record opened before stays open in the wider list.
     expect(await rows.filter({ hasText: keyA.id }).getByRole('button', { name: 'Hide' }).count()).toBe(1);
     expect(await detail.isVisible()).toBe(true);
@@ -387,7 +400,10 @@ describe('the console logs, audit and feedback pages', () => {
     const { page } = console;
     await signIn(page, world.consoleKeyB);
     expect(await page.getByTestId('caller').textContent()).toContain('Console logs B');
-    await page.getByRole('navigation', { name: 'pages' }).getByRole('link', { name: 'Logs', exact: true }).click();
+    await page
+      .getByRole('navigation', { name: 'pages' })
+      .getByRole('link', { name: 'Logs', exact: true })
+      .click();
     await settled(page, 'logs-table');
     await expect.poll(() => rowsOf(page, traceB).count()).toBe(1);
     // Both logs are stored (checked above): the list B sees has B's and not A's.
