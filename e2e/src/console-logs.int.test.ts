@@ -31,38 +31,13 @@ interface World {
   readonly consoleKeyB: string;
 }
 
-const test = base.extend<{ world: World; browser: Browser }>({
-  world: [
+// The file's stack and chromium (as consoleTest of console.test-support on main), and the world.
+const test = base.extend<{ stack: LogsStack; browser: Browser; world: World }>({
+  stack: [
     async ({ pg, nats }, use) => {
       const stack = await startLogsStack({ pg, nats });
       try {
-        const { admin } = stack;
-        const a = await createTenant(admin, stack.mock, 'Console logs A');
-        const b = await createTenant(admin, stack.mock, 'Console logs B');
-        const name = `console logs A ${randomUUID().slice(0, 8)}`;
-        const keyA = await admin.post('/api-keys/workspace/service', {
-          name,
-          workspace_id: a.workspaceId,
-          scopes: ['completions.write', 'logs.list', 'logs.view', 'feedback.create', 'feedback.list'],
-        });
-        const gatewayKeyB = await admin.post('/api-keys/workspace/service', {
-          name: 'console logs B gateway',
-          workspace_id: b.workspaceId,
-          scopes: ['completions.write'],
-        });
-        const consoleKeyB = await admin.post('/api-keys/workspace/service', {
-          name: 'console logs B reader',
-          workspace_id: b.workspaceId,
-          scopes: ['logs.list', 'logs.view', 'feedback.list'],
-        });
-        await use({
-          stack,
-          a,
-          b,
-          keyA: { id: keyA.id, key: keyA.key, name },
-          gatewayKeyB: gatewayKeyB.key,
-          consoleKeyB: consoleKeyB.key,
-        });
+        await use(stack);
       } finally {
         await stack.close();
       }
@@ -78,6 +53,39 @@ const test = base.extend<{ world: World; browser: Browser }>({
       } finally {
         await browser.close();
       }
+    },
+    { scope: 'file' },
+  ],
+  /** Workspaces A and B, A's key, B's gateway key and B's console key (logs.list, logs.view, feedback.list). */
+  world: [
+    async ({ stack }, use) => {
+      const { admin } = stack;
+      const a = await createTenant(admin, stack.mock, 'Console logs A');
+      const b = await createTenant(admin, stack.mock, 'Console logs B');
+      const name = `console logs A ${randomUUID().slice(0, 8)}`;
+      const keyA = await admin.post('/api-keys/workspace/service', {
+        name,
+        workspace_id: a.workspaceId,
+        scopes: ['completions.write', 'logs.list', 'logs.view', 'feedback.create', 'feedback.list'],
+      });
+      const gatewayKeyB = await admin.post('/api-keys/workspace/service', {
+        name: 'console logs B gateway',
+        workspace_id: b.workspaceId,
+        scopes: ['completions.write'],
+      });
+      const consoleKeyB = await admin.post('/api-keys/workspace/service', {
+        name: 'console logs B reader',
+        workspace_id: b.workspaceId,
+        scopes: ['logs.list', 'logs.view', 'feedback.list'],
+      });
+      await use({
+        stack,
+        a,
+        b,
+        keyA: { id: keyA.id, key: keyA.key, name },
+        gatewayKeyB: gatewayKeyB.key,
+        consoleKeyB: consoleKeyB.key,
+      });
     },
     { scope: 'file' },
   ],
