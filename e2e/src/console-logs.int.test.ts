@@ -6,10 +6,9 @@
 // and filters live in the URL. A workspace key of workspace B sees none of workspace A's requests,
 // not even by opening one's URL.
 import { randomUUID } from 'node:crypto';
-import { test as base } from '@aigw/testkit';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
+import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
 import type { Tenant } from './enforcement-stack.test-support.js';
 import {
   callAs,
@@ -17,7 +16,6 @@ import {
   createTenant,
   type LogsStack,
   pollUntil,
-  startLogsStack,
 } from './logs-stack.test-support.js';
 
 interface World {
@@ -31,31 +29,7 @@ interface World {
   readonly consoleKeyB: string;
 }
 
-// The file's stack and chromium (as consoleTest of console.test-support on main), and the world.
-const test = base.extend<{ stack: LogsStack; browser: Browser; world: World }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-  browser: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
-    async ({}, use) => {
-      const browser = await launchChromium();
-      try {
-        await use(browser);
-      } finally {
-        await browser.close();
-      }
-    },
-    { scope: 'file' },
-  ],
+const test = consoleTest.extend<{ world: World }>({
   /** Workspaces A and B, A's key, B's gateway key and B's console key (logs.list, logs.view, feedback.list). */
   world: [
     async ({ stack }, use) => {
