@@ -32,5 +32,7 @@ describe('scope catalogue', () => {
 
   it('titles resources for people', () => {
     expect(resourceTitle('virtual_keys')).toBe('Virtual keys');
+    expect(resourceTitle('api_keys')).toBe('API keys');
+    expect(resourceTitle('mcp_servers')).toBe('MCP servers');
   });
 });

@@ -62,8 +62,11 @@ export function invalidChoices(chosen: readonly string[], level: KeyLevel): stri
   return chosen.filter((scope) => !validForLevel(scope, level));
 }
 
-/** "virtual_keys" -> "Virtual keys". */
+const ACRONYMS: Readonly<Record<string, string>> = { api: 'API', mcp: 'MCP' };
+
+/** "virtual_keys" -> "Virtual keys", "api_keys" -> "API keys". */
 export function resourceTitle(resource: string): string {
-  const words = resource.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  const words = resource.split('_').map((word) => ACRONYMS[word] ?? word);
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

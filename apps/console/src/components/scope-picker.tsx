@@ -65,7 +65,7 @@ export function ScopePicker(props: {
           ))}
         </div>
       ) : null}
-      <div class="scope-groups">
+      <div class="scope-groups" data-testid="scope-groups">
         {groups.map((group) => {
           const all = group.scopes.every((s) => chosen.has(s));
           return (

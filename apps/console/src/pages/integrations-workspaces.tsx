@@ -59,7 +59,9 @@ export function WorkspaceAccess(props: {
               checked={chosen.has(w.id)}
               onChange={(e) => toggle(w.id, (e.target as HTMLInputElement).checked)}
             />
-            {w.name} <small class="muted">({w.slug})</small>
+            <span>
+              {w.name} <small class="muted">({w.slug})</small>
+            </span>
           </label>
         ))}
         {list.data && rows.length === 0 ? <p class="muted">No workspace matches.</p> : null}
