@@ -185,6 +185,10 @@ describe('the API keys, integrations and providers pages', () => {
     await create.getByLabel('Name', { exact: true }).fill('gateway client');
     await create.getByRole('combobox', { name: /^Workspace/ }).selectOption(workspace.id);
     await create.getByRole('checkbox', { name: 'completions.write', exact: true }).check();
+    await create.getByText('Limits and expiry').click();
+    await create.getByRole('button', { name: 'Add a rate limit' }).click();
+    await create.getByLabel('rate limit 1 value').fill('100000');
+    await create.getByLabel('rate limit 1 unit').selectOption('rph');
     await screenshot(page, 'api-keys-create');
     await create.getByRole('button', { name: 'Create key' }).click();
     const shown = page.getByRole('dialog', { name: 'API key "gateway client" created' });
@@ -225,6 +229,7 @@ describe('the API keys, integrations and providers pages', () => {
     await keyRow.getByRole('button', { name: 'gateway client' }).click();
     const detail = page.getByRole('dialog', { name: 'API key "gateway client"' });
     expect(await detail.getByTestId('key-scopes').textContent()).toBe('completions.write');
+    expect(await detail.getByTestId('key-rate-limits').textContent()).toBe('100000 requests/hour');
     await detail.getByRole('button', { name: 'Rotate' }).click();
     await page
       .getByRole('dialog', { name: 'Rotate "gateway client"?' })

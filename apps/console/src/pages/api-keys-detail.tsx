@@ -218,7 +218,9 @@ export function KeyDetailDialog(props: {
             <dt>Rotated</dt>
             <dd>{k.rotated_at ? formatTime(k.rotated_at) : 'never'}</dd>
             <dt>Rate limits</dt>
-            <dd>{k.rate_limits.length ? k.rate_limits.map(describeRate).join('; ') : 'none'}</dd>
+            <dd data-testid="key-rate-limits">
+              {k.rate_limits.length ? k.rate_limits.map(describeRate).join('; ') : 'none'}
+            </dd>
             <dt>Usage limits</dt>
             <dd>{k.usage_limits.length ? k.usage_limits.map(describeUsage).join('; ') : 'none'}</dd>
           </dl>
