@@ -1,10 +1,243 @@
-// The Integrations page (issue 22): not built yet.
+// The Integrations page (issue 22): the organisation's provider accounts (GET /integrations,
+// filtered by type, status and workspace, paginated by the API), with their credentials as the API
+// returns them (masked); create, edit (credentials re-typed or kept), workspace access, delete.
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client.js';
+import { can } from '../api/me.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
+import { useApi } from '../components/use-api.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
+import { useConsole } from '../context.js';
+import { type Integration, IntegrationDialog } from './integrations-dialog.js';
+import { AI_PROVIDERS, maskedEntries } from './integrations-form.js';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  readonly type: string;
+  readonly status: string;
+  readonly workspace: string;
+  readonly page: number;
+}
 
 export function IntegrationsPage() {
+  const { api, me } = useConsole();
+  const [filters, setFilters] = useState<Filters>({ type: '', status: '', workspace: '', page: 0 });
+  const [dialog, setDialog] = useState<
+    | { kind: 'create' }
+    | { kind: 'edit'; integration: Integration; workspaces: string[] }
+    | { kind: 'delete'; integration: Integration }
+    | undefined
+  >();
+  const [actionError, setActionError] = useState<Error | undefined>();
+  const list = useApi(
+    async () =>
+      unwrap(
+        await api.GET('/integrations', {
+          params: {
+            query: {
+              page_size: PAGE_SIZE,
+              current_page: filters.page,
+              ...(filters.type ? { ai_provider: filters.type } : {}),
+              ...(filters.status ? { status: filters.status } : {}),
+              ...(filters.workspace ? { workspace_id: filters.workspace } : {}),
+            },
+          },
+        }),
+      ),
+    [filters],
+  );
+  const filter = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch, page: 0 }));
+  const closed = (changed: boolean) => {
+    setDialog(undefined);
+    if (changed) list.reload();
+  };
+  const edit = async (integration: Integration) => {
+    setActionError(undefined);
+    try {
+      const entries = unwrap(
+        await api.GET('/integrations/{integrationId}/workspaces', {
+          params: { path: { integrationId: integration.id } },
+        }),
+      );
+      setDialog({
+        kind: 'edit',
+        integration,
+        workspaces: entries.data.filter((w) => w.enabled).map((w) => w.id),
+      });
+    } catch (err) {
+      setActionError(err instanceof Error ? err : new Error(String(err)));
+    }
+  };
+  const rows = list.data?.data ?? [];
   return (
-    <Page title="Integrations">
-      <p>Coming soon.</p>
+    <Page
+      title="Integrations"
+      actions={
+        can(me, 'integrations.create') ? (
+          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+            Create integration
+          </button>
+        ) : null
+      }
+    >
+      <p class="muted">
+        An integration is a provider account of the organisation (type, credentials, options). Workspaces
+        given access reach it through their providers, as <code>x-service-provider: @slug</code>.
+      </p>
+      <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Provider type
+          <select
+            name="ai_provider"
+            value={filters.type}
+            onChange={(e) => filter({ type: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">All types</option>
+            {AI_PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select
+            name="status"
+            value={filters.status}
+            onChange={(e) => filter({ status: (e.target as HTMLSelectElement).value })}
+          >
+            <option value="">Any status</option>
+            <option value="active">active</option>
+            <option value="disabled">disabled</option>
+          </select>
+        </label>
+        <WorkspaceSelect
+          label="Usable by workspace"
+          anyLabel="Any workspace"
+          value={filters.workspace}
+          onChange={(workspace) => filter({ workspace })}
+        />
+      </form>
+      <ErrorBanner error={list.error ?? actionError} />
+      <table class="dense" data-testid="integrations-table" aria-busy={list.loading}>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Slug</th>
+            <th>Type</th>
+            <th>Status</th>
+            <th>Credentials</th>
+            <th>Options</th>
+            <th>Workspaces</th>
+            <th>Created</th>
+            <th>
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((i) => (
+            <tr key={i.id} data-testid={`integration-${i.slug}`}>
+              <td>{i.name}</td>
+              <td>
+                <code>{i.slug}</code>
+              </td>
+              <td>{i.ai_provider}</td>
+              <td>
+                <span class={`status status-${i.status}`}>{i.status}</span>
+              </td>
+              <td data-testid="integration-credentials">
+                {maskedEntries(i.credentials).map(([name, value]) => (
+                  <div key={name}>
+                    {name} <code>{value}</code>
+                  </div>
+                ))}
+                {i.credentials === null ? <span class="muted">none</span> : null}
+              </td>
+              <td>
+                {Object.entries(i.options).map(([name, value]) => (
+                  <div key={name}>
+                    {name} <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                  </div>
+                ))}
+              </td>
+              <td>{i.allow_all_workspaces ? 'all' : i.workspaces.filter((w) => w.enabled).length}</td>
+              <td>{formatTime(i.created_at)}</td>
+              <td class="row-actions">
+                {can(me, 'integrations.update') && can(me, 'integrations.read') ? (
+                  <button
+                    type="button"
+                    class="secondary outline"
+                    onClick={() => edit(i)}
+                    aria-label={`Edit ${i.name}`}
+                  >
+                    Edit
+                  </button>
+                ) : null}
+                {can(me, 'integrations.delete') ? (
+                  <button
+                    type="button"
+                    class="danger outline"
+                    onClick={() => setDialog({ kind: 'delete', integration: i })}
+                    aria-label={`Delete ${i.name}`}
+                  >
+                    Delete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+          {list.data && rows.length === 0 ? (
+            <tr>
+              <td colSpan={9} class="muted">
+                No integration matches these filters.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      {list.data ? (
+        <ListPager
+          page={filters.page}
+          pageSize={PAGE_SIZE}
+          total={list.data.total}
+          onPage={(page) => setFilters((f) => ({ ...f, page }))}
+        />
+      ) : null}
+      {dialog?.kind === 'create' ? <IntegrationDialog onClose={closed} /> : null}
+      {dialog?.kind === 'edit' ? (
+        <IntegrationDialog
+          existing={{ integration: dialog.integration, workspaces: dialog.workspaces }}
+          onClose={closed}
+        />
+      ) : null}
+      {dialog?.kind === 'delete' ? (
+        <ConfirmDialog
+          title={`Delete "${dialog.integration.name}"?`}
+          confirmLabel="Delete integration"
+          danger
+          onCancel={() => setDialog(undefined)}
+          onConfirm={async () => {
+            unwrap(
+              await api.DELETE('/integrations/{integrationId}', {
+                params: { path: { integrationId: dialog.integration.id } },
+              }),
+            );
+            closed(true);
+          }}
+        >
+          <p>
+            The integration <strong>and every provider made from it</strong> are deleted; gateways stop using
+            them at once. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </Page>
   );
 }

@@ -1,10 +1,245 @@
-// The Providers page (issue 22): not built yet.
+// The Providers page (issue 22): each workspace's providers (GET /providers, filtered by workspace,
+// type and status, paginated by the API), the names requests use as `@slug`; create one from an
+// integration the workspace may use, edit its limits, models, expiry and status, delete it. The
+// legacy virtual keys view of the same records is a second tab.
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client.js';
+import { can } from '../api/me.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { formatTime } from '../components/format.js';
+import { describeRate, describeUsage } from '../components/limits-form.js';
+import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
+import { useApi } from '../components/use-api.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
+import { useConsole } from '../context.js';
+import { useWorkspaceNames } from './api-keys-workspaces.js';
+import { AI_PROVIDERS } from './integrations-form.js';
+import { type Provider, ProviderDialog } from './providers-dialog.js';
+import { VirtualKeysList } from './providers-virtual-keys.js';
+
+const PAGE_SIZE = 25;
+
+interface Filters {
+  readonly workspace: string;
+  readonly type: string;
+  readonly status: string;
+  readonly page: number;
+}
 
 export function ProvidersPage() {
+  const { api, me } = useConsole();
+  const [tab, setTab] = useState<'providers' | 'virtual-keys'>('providers');
+  const [filters, setFilters] = useState<Filters>({ workspace: '', type: '', status: '', page: 0 });
+  const [dialog, setDialog] = useState<
+    | { kind: 'create' }
+    | { kind: 'edit'; provider: Provider }
+    | { kind: 'delete'; provider: Provider }
+    | undefined
+  >();
+  const workspaceName = useWorkspaceNames();
+  const list = useApi(
+    async () =>
+      unwrap(
+        await api.GET('/providers', {
+          params: {
+            query: {
+              page_size: PAGE_SIZE,
+              current_page: filters.page,
+              ...(filters.workspace ? { workspace_id: filters.workspace } : {}),
+              ...(filters.type ? { ai_provider: filters.type } : {}),
+              ...(filters.status ? { status: filters.status } : {}),
+            },
+          },
+        }),
+      ),
+    [filters],
+  );
+  const filter = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch, page: 0 }));
+  const closed = (changed: boolean) => {
+    setDialog(undefined);
+    if (changed) list.reload();
+  };
+  const rows = list.data?.data ?? [];
+  const showVirtualKeys = can(me, 'virtual_keys.list');
   return (
-    <Page title="Providers">
-      <p>Coming soon.</p>
+    <Page
+      title="Providers"
+      actions={
+        can(me, 'providers.create') && tab === 'providers' ? (
+          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+            Create provider
+          </button>
+        ) : null
+      }
+    >
+      {showVirtualKeys ? (
+        <nav class="inline-group tabs" aria-label="views">
+          <button
+            type="button"
+            class={tab === 'providers' ? '' : 'secondary outline'}
+            aria-pressed={tab === 'providers'}
+            onClick={() => setTab('providers')}
+          >
+            Providers
+          </button>
+          <button
+            type="button"
+            class={tab === 'virtual-keys' ? '' : 'secondary outline'}
+            aria-pressed={tab === 'virtual-keys'}
+            onClick={() => setTab('virtual-keys')}
+          >
+            Virtual keys (legacy)
+          </button>
+        </nav>
+      ) : null}
+      <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
+        {me.workspace === null ? (
+          <WorkspaceSelect
+            label="Workspace"
+            anyLabel="All workspaces"
+            value={filters.workspace}
+            onChange={(workspace) => filter({ workspace })}
+          />
+        ) : null}
+        {tab === 'providers' ? (
+          <>
+            <label>
+              Provider type
+              <select
+                value={filters.type}
+                onChange={(e) => filter({ type: (e.target as HTMLSelectElement).value })}
+              >
+                <option value="">All types</option>
+                {AI_PROVIDERS.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Status
+              <select
+                value={filters.status}
+                onChange={(e) => filter({ status: (e.target as HTMLSelectElement).value })}
+              >
+                <option value="">Any status</option>
+                <option value="active">active</option>
+                <option value="disabled">disabled</option>
+                <option value="expired">expired</option>
+              </select>
+            </label>
+          </>
+        ) : null}
+      </form>
+      {tab === 'virtual-keys' ? (
+        <VirtualKeysList workspace={filters.workspace} workspaceName={workspaceName} />
+      ) : (
+        <>
+          <ErrorBanner error={list.error} />
+          <table class="dense" data-testid="providers-table" aria-busy={list.loading}>
+            <thead>
+              <tr>
+                <th>Provider</th>
+                <th>Name</th>
+                <th>Type</th>
+                <th>Workspace</th>
+                <th>Status</th>
+                <th>Limits</th>
+                <th>Expires</th>
+                <th>Created</th>
+                <th>
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((p) => (
+                <tr key={p.id} data-testid={`provider-${p.slug}`}>
+                  <td>
+                    <code>@{p.slug}</code>
+                  </td>
+                  <td>{p.name}</td>
+                  <td>{p.ai_provider}</td>
+                  <td>{workspaceName(p.workspace_id)}</td>
+                  <td>
+                    <span class={`status status-${p.status}`}>{p.status}</span>
+                  </td>
+                  <td>
+                    {[...p.rate_limits.map(describeRate), ...p.usage_limits.map(describeUsage)].join(
+                      '; ',
+                    ) || <span class="muted">none</span>}
+                  </td>
+                  <td>{p.expires_at ? formatTime(p.expires_at) : 'never'}</td>
+                  <td>{formatTime(p.created_at)}</td>
+                  <td class="row-actions">
+                    {can(me, 'providers.update') ? (
+                      <button
+                        type="button"
+                        class="secondary outline"
+                        aria-label={`Edit @${p.slug}`}
+                        onClick={() => setDialog({ kind: 'edit', provider: p })}
+                      >
+                        Edit
+                      </button>
+                    ) : null}
+                    {can(me, 'providers.delete') ? (
+                      <button
+                        type="button"
+                        class="danger outline"
+                        aria-label={`Delete @${p.slug}`}
+                        onClick={() => setDialog({ kind: 'delete', provider: p })}
+                      >
+                        Delete
+                      </button>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+              {list.data && rows.length === 0 ? (
+                <tr>
+                  <td colSpan={9} class="muted">
+                    No provider matches these filters.
+                  </td>
+                </tr>
+              ) : null}
+            </tbody>
+          </table>
+          {list.data ? (
+            <ListPager
+              page={filters.page}
+              pageSize={PAGE_SIZE}
+              total={list.data.total}
+              onPage={(page) => setFilters((f) => ({ ...f, page }))}
+            />
+          ) : null}
+        </>
+      )}
+      {dialog?.kind === 'create' ? <ProviderDialog onClose={closed} /> : null}
+      {dialog?.kind === 'edit' ? <ProviderDialog existing={dialog.provider} onClose={closed} /> : null}
+      {dialog?.kind === 'delete' ? (
+        <ConfirmDialog
+          title={`Delete provider "@${dialog.provider.slug}"?`}
+          confirmLabel="Delete provider"
+          danger
+          onCancel={() => setDialog(undefined)}
+          onConfirm={async () => {
+            unwrap(
+              await api.DELETE('/providers/{providerId}', {
+                params: { path: { providerId: dialog.provider.id } },
+              }),
+            );
+            closed(true);
+          }}
+        >
+          <p>
+            Requests naming <code>@{dialog.provider.slug}</code> in its workspace are refused from now on. The
+            integration stays.
+          </p>
+        </ConfirmDialog>
+      ) : null}
     </Page>
   );
 }

@@ -1,0 +1,246 @@
+// Creating an API key: kind (admin, workspace service, workspace user), name, workspace, user,
+// scopes and limits; then the new key, shown once. The API decides what the caller may create and
+// its refusals are shown by the field they name (scopes, expiry, limits, workspace, user).
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client.js';
+import { can } from '../api/me.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { FieldError, invalidProps } from '../components/field-error.js';
+import { unplacedError } from '../components/form-errors.js';
+import { LimitsFields } from '../components/limits-fields.js';
+import { NO_LIMITS } from '../components/limits-form.js';
+import { ModalDialog } from '../components/modal-dialog.js';
+import { ScopePicker } from '../components/scope-picker.js';
+import { SecretOnce } from '../components/secret-once.js';
+import { useApi } from '../components/use-api.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
+import { useConsole } from '../context.js';
+import {
+  type CreatePath,
+  createRequest,
+  type KeyForm,
+  type KeyKind,
+  KIND_LABEL,
+  kindsFor,
+  levelOf,
+} from './api-keys-form.js';
+
+const PLACED = [
+  'body.name',
+  'body.description',
+  'body.scopes',
+  'body.workspace_id',
+  'body.user_id',
+  'body.rate_limits',
+  'body.usage_limits',
+  'body.expires_at',
+];
+
+export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
+  const { api, me } = useConsole();
+  const kinds = kindsFor(me);
+  const [form, setForm] = useState<KeyForm>({
+    kind: kinds.includes('service') ? 'service' : (kinds[0] ?? 'service'),
+    name: '',
+    description: '',
+    workspace: me.workspace?.id ?? '',
+    userId: '',
+    scopes: [],
+    limits: NO_LIMITS,
+  });
+  const [error, setError] = useState<Error | undefined>();
+  const [busy, setBusy] = useState(false);
+  // The raw key lives only here, in memory, until the dialog closes.
+  const [created, setCreated] = useState<{ key: string; name: string; masked: string } | undefined>();
+  const set = (patch: Partial<KeyForm>) => setForm((f) => ({ ...f, ...patch }));
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { path, body } = createRequest(form);
+      // The three creation routes answer with the same object; the body was built for `path`.
+      const result = await api.POST(path as Extract<CreatePath, '/api-keys/workspace/user'>, {
+        body: body as never,
+      });
+      const key = unwrap(result);
+      setCreated({ key: key.key, name: key.name, masked: key.masked_key });
+    } catch (err) {
+      setError(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (created)
+    return (
+      <ModalDialog
+        title={`API key "${created.name}" created`}
+        onClose={() => props.onClose(true)}
+        testId="key-created"
+        footer={
+          <button type="button" onClick={() => props.onClose(true)}>
+            Done, I have copied it
+          </button>
+        }
+      >
+        <SecretOnce secret={created.key} label="New API key" />
+        <p class="muted">
+          Listed from now on as <code>{created.masked}</code>.
+        </p>
+      </ModalDialog>
+    );
+
+  return (
+    <ModalDialog title="Create an API key" onClose={() => props.onClose(false)} wide testId="create-key">
+      <form onSubmit={submit} id="create-key-form">
+        <label>
+          Kind of key
+          <select
+            name="kind"
+            value={form.kind}
+            onChange={(e) => set({ kind: (e.target as HTMLSelectElement).value as KeyKind })}
+          >
+            {kinds.map((kind) => (
+              <option key={kind} value={kind}>
+                {KIND_LABEL[kind]}
+              </option>
+            ))}
+          </select>
+          <small class="muted">
+            {form.kind === 'admin'
+              ? 'Acts for the whole organisation, with the admin role and the scopes you choose.'
+              : form.kind === 'service'
+                ? 'Bound to one workspace, no user; acts as a manager of the workspace.'
+                : "Bound to one workspace and one user; acts with that user's workspace role."}
+          </small>
+        </label>
+        <div class="grid">
+          <label>
+            Name
+            <input
+              name="name"
+              required
+              value={form.name}
+              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
+              {...invalidProps(error, 'body.name', 'name-error')}
+            />
+            <FieldError error={error} field="body.name" id="name-error" />
+          </label>
+          <label>
+            Description <small class="muted">(optional)</small>
+            <input
+              name="description"
+              value={form.description}
+              onInput={(e) => set({ description: (e.target as HTMLInputElement).value })}
+            />
+            <FieldError error={error} field="body.description" id="description-error" />
+          </label>
+        </div>
+        {form.kind !== 'admin' ? (
+          <div class="grid">
+            <div>
+              <WorkspaceSelect
+                label="Workspace"
+                name="workspace"
+                value={form.workspace}
+                onChange={(workspace) => set({ workspace })}
+                invalid={invalidProps(error, 'body.workspace_id', 'workspace-error')}
+              />
+              <FieldError error={error} field="body.workspace_id" id="workspace-error" />
+            </div>
+            {form.kind === 'user' ? (
+              <div>
+                <UserField value={form.userId} onChange={(userId) => set({ userId })} error={error} />
+              </div>
+            ) : null}
+          </div>
+        ) : null}
+        <ScopePicker
+          held={me.scopes}
+          level={levelOf(form.kind)}
+          chosen={form.scopes}
+          onChange={(scopes) => set({ scopes })}
+          error={error}
+        />
+        <details>
+          <summary>Limits and expiry</summary>
+          <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
+        </details>
+        <ErrorBanner error={unplacedError(error, PLACED)} />
+        <footer class="form-actions">
+          <button type="button" class="secondary" onClick={() => props.onClose(false)}>
+            Cancel
+          </button>
+          <button type="submit" aria-busy={busy} disabled={busy}>
+            Create key
+          </button>
+        </footer>
+      </form>
+    </ModalDialog>
+  );
+}
+
+/** The user a workspace user key belongs to: yourself by default (when you are a user). */
+function UserField(props: { value: string; onChange(id: string): void; error: unknown }) {
+  const { api, me } = useConsole();
+  const [filter, setFilter] = useState('');
+  const listable = me.workspace === null && can(me, 'users.list');
+  const users = useApi(
+    async () =>
+      listable
+        ? unwrap(
+            await api.GET('/users', {
+              params: { query: { page_size: 100, status: 'active', ...(filter ? { email: filter } : {}) } },
+            }),
+          )
+        : undefined,
+    [listable, filter],
+  );
+  const invalid = invalidProps(props.error, 'body.user_id', 'user-error');
+  const self = me.user_id ? 'Me' : 'Choose a user (required for a key without a user)';
+  return (
+    <>
+      {listable ? (
+        <label>
+          User
+          <select
+            name="user"
+            value={props.value}
+            onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
+            {...invalid}
+          >
+            <option value="">{self}</option>
+            {(users.data?.data ?? []).map((u) => (
+              <option key={u.id} value={u.id}>
+                {u.email}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <label>
+          User id <small class="muted">(empty: {me.user_id ? 'you' : 'required'})</small>
+          <input
+            name="user"
+            value={props.value}
+            onInput={(e) => props.onChange((e.target as HTMLInputElement).value)}
+            {...invalid}
+          />
+        </label>
+      )}
+      {listable && ((users.data?.total ?? 0) > 100 || filter) ? (
+        <label>
+          <small>Find a user by e-mail</small>
+          <input
+            type="search"
+            value={filter}
+            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      ) : null}
+      <FieldError error={props.error} field="body.user_id" id="user-error" />
+    </>
+  );
+}

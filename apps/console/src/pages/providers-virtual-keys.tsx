@@ -1,0 +1,122 @@
+// Virtual keys (the legacy API): the same records as providers seen through the old shape
+// (GET /virtual-keys), with the key masked as the API returns it; delete removes the provider too.
+import { useState } from 'preact/hooks';
+import { unwrap } from '../api/client.js';
+import { can } from '../api/me.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
+import { useApi } from '../components/use-api.js';
+import { useConsole } from '../context.js';
+
+const PAGE_SIZE = 25;
+
+export function VirtualKeysList(props: { workspace: string; workspaceName(id: string | null): string }) {
+  const { api, me } = useConsole();
+  const [page, setPage] = useState(0);
+  const [deleting, setDeleting] = useState<{ id: string; name: string } | undefined>();
+  const list = useApi(
+    async () =>
+      unwrap(
+        await api.GET('/virtual-keys', {
+          params: {
+            query: {
+              page_size: PAGE_SIZE,
+              current_page: page,
+              ...(props.workspace ? { workspace_id: props.workspace } : {}),
+            },
+          },
+        }),
+      ),
+    [page, props.workspace],
+  );
+  const rows = list.data?.data ?? [];
+  return (
+    <section data-testid="virtual-keys">
+      <p class="muted">
+        The legacy view of the same records (<code>x-service-virtual-key: slug</code>): a virtual key made
+        from an integration takes its credentials from it; one created through the legacy API holds its own,
+        shown masked.
+      </p>
+      <ErrorBanner error={list.error} />
+      <table class="dense" aria-busy={list.loading}>
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Slug</th>
+            <th>Provider</th>
+            <th>Workspace</th>
+            <th>Key</th>
+            <th>Status</th>
+            <th>Created</th>
+            <th>
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((v) => (
+            <tr key={v.id}>
+              <td>{v.name}</td>
+              <td>
+                <code>{v.slug}</code>
+              </td>
+              <td>{v.provider}</td>
+              <td>{props.workspaceName(v.workspace_id)}</td>
+              <td>
+                {v.key ? (
+                  <code>{v.key}</code>
+                ) : (
+                  <span class="muted">{v.integration_id ? 'from its integration' : 'none'}</span>
+                )}
+              </td>
+              <td>{v.status}</td>
+              <td>{formatTime(v.created_at)}</td>
+              <td>
+                {can(me, 'virtual_keys.delete') ? (
+                  <button
+                    type="button"
+                    class="danger outline"
+                    onClick={() => setDeleting({ id: v.id, name: v.name })}
+                  >
+                    Delete
+                  </button>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+          {list.data && rows.length === 0 ? (
+            <tr>
+              <td colSpan={8} class="muted">
+                No virtual key.
+              </td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      {list.data ? (
+        <ListPager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
+      ) : null}
+      {deleting ? (
+        <ConfirmDialog
+          title={`Delete virtual key "${deleting.name}"?`}
+          confirmLabel="Delete"
+          danger
+          onCancel={() => setDeleting(undefined)}
+          onConfirm={async () => {
+            unwrap(
+              await api.DELETE('/virtual-keys/{virtualKeyId}', {
+                params: { path: { virtualKeyId: deleting.id } },
+              }),
+            );
+            setDeleting(undefined);
+            list.reload();
+          }}
+        >
+          <p>The record is removed (it disappears from the providers too); gateways refuse it at once.</p>
+        </ConfirmDialog>
+      ) : null}
+    </section>
+  );
+}
