@@ -46,7 +46,7 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
               <tr>
                 <th scope="row">Conditions</th>
                 <td>
-                  <Conditions policy={p} />
+                  <Conditions policy={p} workspaces={workspaces.options} />
                 </td>
               </tr>
               <tr>

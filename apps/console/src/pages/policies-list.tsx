@@ -113,7 +113,7 @@ export function PoliciesList(props: { kind: PolicyKind }) {
                 </td>
                 <td>{limitText(policy)}</td>
                 <td>
-                  <Conditions policy={policy} />
+                  <Conditions policy={policy} workspaces={workspaces.options} />
                 </td>
                 <td>
                   <GroupBy policy={policy} />
