@@ -247,6 +247,44 @@ describe('the policies page', () => {
         { timeout: 15_000 },
       )
       .toBe(1);
+
+    // Editing the limit (PUT answers {}: the page reads the policy back).
+    await page.getByText('Edit settings').click();
+    await page.getByLabel(/^Credit limit/).fill('600');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByTestId('policy-limit').textContent()).toBe('600 tokens (no reset)');
+    expect((await stack.admin.expect(200, 'GET', `/policies/usage-limits/${policyId}`)).credit_limit).toBe(
+      600,
+    );
+
+    // A rate-limit policy through the other tab; no usage column there; archived from its page.
+    await page.getByRole('button', { name: 'All policies' }).click();
+    await page
+      .getByRole('navigation', { name: 'policy kinds' })
+      .getByRole('link', { name: 'Rate limits' })
+      .click();
+    await page.getByRole('button', { name: 'New rate-limit policy' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Console per-key rate');
+    await page
+      .locator(`#policy-workspace option[value="${tenant.workspaceId}"]`)
+      .waitFor({ state: 'attached' });
+    await page.getByLabel('Workspace').selectOption(tenant.workspaceId);
+    await page.getByLabel(/^Limit/).fill('60');
+    await page.getByLabel('Per').selectOption('rph');
+    await page.getByLabel('Condition 1 value').fill(tenant.workspaceId);
+    await page.getByRole('button', { name: 'Create policy' }).click();
+    await expect.poll(() => page.getByTestId('policy-limit').textContent()).toBe('60 requests per hour');
+    const rateId = new URL(page.url()).searchParams.get('id') as string;
+    await page.getByTestId(`entity-${key.id}`).waitFor();
+    expect(await page.getByTestId('entities-table').locator('th').allTextContents()).toEqual([
+      'Kind',
+      'Entity',
+    ]);
+    await page.getByRole('button', { name: 'Archive…' }).click();
+    await page.getByRole('button', { name: 'Archive', exact: true }).click();
+    await expect
+      .poll(async () => (await stack.admin.expect(200, 'GET', `/policies/rate-limits/${rateId}`)).status)
+      .toBe('archived');
     expectNoProblems(console, [/status of 400 \(Bad Request\)/]);
     await console.close();
   });

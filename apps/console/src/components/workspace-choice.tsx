@@ -42,6 +42,7 @@ export function WorkspaceSelect(props: {
   /** The choice of none (all workspaces in a filter, organisation-level in a form); omitted: none. */
   emptyLabel?: string;
   required?: boolean;
+  disabled?: boolean;
   invalid?: InvalidProps;
 }) {
   return (
@@ -53,6 +54,7 @@ export function WorkspaceSelect(props: {
           value={props.value}
           placeholder="workspace id or slug"
           required={props.required}
+          disabled={props.disabled}
           onChange={(e) => props.onChange((e.target as HTMLInputElement).value.trim())}
           {...props.invalid}
         />
@@ -61,6 +63,7 @@ export function WorkspaceSelect(props: {
           id={props.id}
           value={props.value}
           required={props.required}
+          disabled={props.disabled}
           aria-busy={props.options === undefined}
           onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
           {...props.invalid}

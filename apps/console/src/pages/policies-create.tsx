@@ -8,7 +8,10 @@ import { PolicyForm } from './policies-form.js';
 import { policiesHref } from './policies-href.js';
 
 export function PolicyCreate(props: { kind: PolicyKind }) {
-  const { api } = useConsole();
+  const { api, me } = useConsole();
+  // A workspace caller's policies are its workspace's: its condition is filled in.
+  const initial = emptyDraft(props.kind);
+  if (me.workspace) initial.conditions = [{ key: 'workspace_id', value: me.workspace.id }];
   const [, navigate] = useLocation();
   return (
     <Page
@@ -21,7 +24,7 @@ export function PolicyCreate(props: { kind: PolicyKind }) {
     >
       <PolicyForm
         key={props.kind}
-        initial={emptyDraft(props.kind)}
+        initial={initial}
         mode="create"
         submitLabel="Create policy"
         onSubmit={async (draft) => {

@@ -76,16 +76,18 @@ export function PolicyForm(props: {
               value={draft.workspace}
               onChange={(value) => update({ workspace: value })}
               options={workspaces.options}
-              failed={workspaces.failed || fixed}
+              failed={workspaces.failed}
+              disabled={fixed}
               emptyLabel="Organisation-level (every workspace)"
               invalid={workspace.invalid}
             />
             <FieldError id={workspace.id} message={workspace.message} />
           </div>
         ) : null}
-        <label>
-          Type
+        <div>
+          <label for="policy-type">Type</label>
           <select
+            id="policy-type"
             value={draft.kind === 'usage' ? draft.usage.type : draft.rate.type}
             disabled={fixed}
             onChange={(e) => {
@@ -108,7 +110,7 @@ export function PolicyForm(props: {
             )}
           </select>
           <FieldError id={type.id} message={type.message} />
-        </label>
+        </div>
       </div>
       {draft.kind === 'usage' ? (
         <UsageFields draft={draft} usage={usage} field={field} readOnly={!editable} />
@@ -205,9 +207,10 @@ function UsageFields(props: {
         />
         <FieldError id={threshold.id} message={threshold.message} />
       </label>
-      <label>
-        Periodic reset
+      <div>
+        <label for="policy-periodic-reset">Periodic reset</label>
         <select
+          id="policy-periodic-reset"
           value={usage.reset}
           disabled={props.readOnly}
           onChange={(e) =>
@@ -221,7 +224,7 @@ function UsageFields(props: {
           <option value="days">Every N days</option>
         </select>
         {usage.reset === 'days' ? null : <FieldError id={reset.id} message={reset.message} />}
-      </label>
+      </div>
       {usage.reset === 'days' ? (
         <label>
           Reset every (days)
@@ -277,9 +280,10 @@ function RateFields(props: {
         />
         <FieldError id={value.id} message={value.message} />
       </label>
-      <label>
-        Per
+      <div>
+        <label for="policy-unit">Per</label>
         <select
+          id="policy-unit"
           value={rate.unit}
           disabled={props.readOnly}
           onChange={(e) =>
@@ -292,7 +296,7 @@ function RateFields(props: {
           <option value="rpd">day (rpd)</option>
         </select>
         <FieldError id={unit.id} message={unit.message} />
-      </label>
+      </div>
     </div>
   );
 }
