@@ -1,0 +1,123 @@
+// The list of saved configs: one page at a time from GET /configs (server-side pagination), filtered
+// by status and, for an organisation-level caller, by workspace.
+import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { unwrap } from '../api/client.js';
+import { can, isOrganisationLevel } from '../api/me.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { formatTime } from '../components/format.js';
+import { Page } from '../components/page.js';
+import { useApi } from '../components/use-api.js';
+import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { useConsole } from '../context.js';
+import { Pager } from './configs-pager.js';
+
+export const CONFIGS_PAGE_SIZE = 20;
+
+export function ConfigsList() {
+  const { api, me } = useConsole();
+  const orgLevel = isOrganisationLevel(me);
+  const [workspace, setWorkspace] = useState('');
+  const [status, setStatus] = useState<'active' | 'archived'>('active');
+  const [page, setPage] = useState(0);
+  const workspaces = useWorkspaceOptions();
+  const list = useApi(
+    async () =>
+      unwrap(
+        await api.GET('/configs', {
+          params: {
+            query: {
+              page_size: CONFIGS_PAGE_SIZE,
+              current_page: page,
+              status,
+              ...(workspace ? { workspace_id: workspace } : {}),
+            },
+          },
+        }),
+      ),
+    [api, workspace, status, page],
+  );
+  return (
+    <Page
+      title="Configs"
+      actions={
+        can(me, 'configs.create') ? (
+          <Link href="/new" role="button">
+            New config
+          </Link>
+        ) : null
+      }
+    >
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        {orgLevel ? (
+          <WorkspaceSelect
+            id="configs-workspace"
+            label="Workspace"
+            value={workspace}
+            onChange={(value) => {
+              setWorkspace(value);
+              setPage(0);
+            }}
+            options={workspaces.options}
+            failed={workspaces.failed}
+            emptyLabel="All workspaces"
+          />
+        ) : null}
+        <label>
+          Status
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus((e.target as HTMLSelectElement).value as 'active' | 'archived');
+              setPage(0);
+            }}
+          >
+            <option value="active">Active</option>
+            <option value="archived">Archived</option>
+          </select>
+        </label>
+      </form>
+      <ErrorBanner error={list.error} />
+      <div class="overflow-auto">
+        <table class="dense striped" aria-busy={list.loading} data-testid="configs-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Slug</th>
+              {orgLevel ? <th>Workspace</th> : null}
+              <th>Version</th>
+              <th>Status</th>
+              <th>Last updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.data.map((config) => (
+              <tr key={config.id}>
+                <td>
+                  <Link href={`/${config.id}`}>{config.name}</Link>
+                </td>
+                <td>
+                  <code>{config.slug}</code>
+                </td>
+                {orgLevel ? <td>{workspaceLabel(workspaces.options, config.workspace_id)}</td> : null}
+                <td>{config.version}</td>
+                <td>{config.status}</td>
+                <td>{formatTime(config.last_updated_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data && list.data.total === 0 ? <p class="muted">No configs here yet.</p> : null}
+      {list.data ? (
+        <Pager
+          page={page}
+          pageSize={CONFIGS_PAGE_SIZE}
+          total={list.data.total}
+          onPage={setPage}
+          label="configs"
+        />
+      ) : null}
+    </Page>
+  );
+}

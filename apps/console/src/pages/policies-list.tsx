@@ -1,0 +1,144 @@
+// The policies of one kind, a page at a time (GET /policies/usage-limits or /rate-limits), filtered
+// by status and, for an organisation-level caller, by workspace; tabs between the two kinds when the
+// caller may list rate-limit policies too.
+import { useState } from 'preact/hooks';
+import { Link } from 'wouter-preact';
+import { can, isOrganisationLevel } from '../api/me.js';
+import { ErrorBanner } from '../components/error-banner.js';
+import { Page } from '../components/page.js';
+import { useApi } from '../components/use-api.js';
+import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { useConsole } from '../context.js';
+import { Pager } from './configs-pager.js';
+import { listPolicies, policyScope } from './policies-api.js';
+import type { PolicyKind } from './policies-body.js';
+import { Conditions, GroupBy, limitText } from './policies-describe.js';
+import { policiesHref } from './policies-href.js';
+
+export const POLICIES_PAGE_SIZE = 20;
+const TITLES = { usage: 'Usage limits', rate: 'Rate limits' } as const;
+
+export function PoliciesList(props: { kind: PolicyKind }) {
+  const { api, me } = useConsole();
+  const orgLevel = isOrganisationLevel(me);
+  const workspaces = useWorkspaceOptions();
+  const [filter, setFilter] = useState({ workspace: '', status: 'active' as 'active' | 'archived', page: 0 });
+  const list = useApi(
+    () =>
+      listPolicies(api, props.kind, {
+        page_size: POLICIES_PAGE_SIZE,
+        current_page: filter.page,
+        status: filter.status,
+        ...(filter.workspace ? { workspace_id: filter.workspace } : {}),
+      }),
+    [api, props.kind, filter],
+  );
+  const rate = can(me, 'rate_limits_policies.list');
+  return (
+    <Page
+      title="Policies"
+      actions={
+        can(me, policyScope(props.kind, 'create')) ? (
+          <Link href={policiesHref(props.kind, 'new')} role="button">
+            New {props.kind === 'usage' ? 'usage-limit' : 'rate-limit'} policy
+          </Link>
+        ) : null
+      }
+    >
+      {rate ? (
+        <nav class="tabs" aria-label="policy kinds">
+          <ul>
+            {(['usage', 'rate'] as const).map((kind) => (
+              <li key={kind}>
+                <Link
+                  href={policiesHref(kind)}
+                  class={kind === props.kind ? 'active' : ''}
+                  aria-current={kind === props.kind ? 'page' : undefined}
+                >
+                  {TITLES[kind]}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      ) : null}
+      <h3>{TITLES[props.kind]}</h3>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        {orgLevel ? (
+          <WorkspaceSelect
+            id="policies-workspace"
+            label="Workspace"
+            value={filter.workspace}
+            onChange={(workspace) => setFilter({ ...filter, workspace, page: 0 })}
+            options={workspaces.options}
+            failed={workspaces.failed}
+            emptyLabel="All (organisation-level too)"
+          />
+        ) : null}
+        <label>
+          Status
+          <select
+            value={filter.status}
+            onChange={(e) =>
+              setFilter({
+                ...filter,
+                status: (e.target as HTMLSelectElement).value as 'active' | 'archived',
+                page: 0,
+              })
+            }
+          >
+            <option value="active">Active</option>
+            <option value="archived">Archived</option>
+          </select>
+        </label>
+      </form>
+      <ErrorBanner error={list.error} />
+      <div class="overflow-auto">
+        <table class="dense striped" aria-busy={list.loading} data-testid="policies-table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Limit</th>
+              <th>Conditions</th>
+              <th>Group by</th>
+              <th>Applies to</th>
+              <th>Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.data?.data.map((policy) => (
+              <tr key={policy.id}>
+                <td>
+                  <Link href={policiesHref(props.kind, { id: policy.id })}>{policy.name}</Link>
+                </td>
+                <td>{limitText(policy)}</td>
+                <td>
+                  <Conditions policy={policy} workspaces={workspaces.options} />
+                </td>
+                <td>
+                  <GroupBy policy={policy} />
+                </td>
+                <td>
+                  {policy.workspace_id === null
+                    ? 'the organisation'
+                    : workspaceLabel(workspaces.options, policy.workspace_id)}
+                </td>
+                <td>{policy.status}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {list.data && list.data.total === 0 ? <p class="muted">No policies here yet.</p> : null}
+      {list.data ? (
+        <Pager
+          page={filter.page}
+          pageSize={POLICIES_PAGE_SIZE}
+          total={list.data.total}
+          onPage={(page) => setFilter({ ...filter, page })}
+          label="policies"
+        />
+      ) : null}
+    </Page>
+  );
+}
