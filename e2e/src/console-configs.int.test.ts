@@ -3,38 +3,13 @@
 // param and line beside the editor, a valid edit makes version 2, and the history shows the changed
 // line removed and added. A usage-limit policy made through the form shows its key's current usage
 // rising as requests go through the gateway, and a reset from the page brings it back to 0.
-import { test as base } from '@aigw/testkit';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
+import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
 import { chat } from './enforcement-client.test-support.js';
-import { chatUntilServed, createTenant, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
+import { chatUntilServed, createTenant } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack; browser: Browser }>({
-  stack: [
-    async ({ pg, nats, redis }, use) => {
-      const stack = await startLogsStack({ pg, nats }, { REDIS_URL: redis.url });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-  browser: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
-    async ({}, use) => {
-      const browser = await launchChromium();
-      try {
-        await use(browser);
-      } finally {
-        await browser.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = consoleTest;
 
 const VERSION_1 = `{
   "retry": { "attempts": 2 },

@@ -3,38 +3,13 @@
 // the forms; the key, shown once, works at the gateway, is kept nowhere in the page, stops working
 // when rotated (the new one works) and when revoked. A scope a workspace key cannot hold is refused
 // by the API, and the console shows its message by the scopes field.
-import { test as base } from '@aigw/testkit';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
+import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
 import { PROVIDER_SECRET } from './enforcement-stack.test-support.js';
-import { type LogsStack, pollUntil, startLogsStack } from './logs-stack.test-support.js';
+import { type LogsStack, pollUntil } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack; browser: Browser }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-  browser: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
-    async ({}, use) => {
-      const browser = await launchChromium();
-      try {
-        await use(browser);
-      } finally {
-        await browser.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = consoleTest;
 
 /** The gateway's status for one chat completion with `key` through provider `@slug`. */
 async function gatewayStatus(stack: LogsStack, key: string, provider: string): Promise<number> {

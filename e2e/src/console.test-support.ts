@@ -4,9 +4,10 @@
 // tests assert are none; screenshots go to artifacts/console/ (git-ignored).
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { test as base } from '@aigw/testkit';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { logsTest } from './logs-stack.test-support.js';
+import { type LogsStack, startLogsStack } from './logs-stack.test-support.js';
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 export const ARTIFACTS = fileURLToPath(new URL('../../artifacts/console/', import.meta.url));
@@ -72,8 +73,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
 }
 
-/** `test` with the file's logs stack (`stack`) and one chromium for the file (`browser`). */
-export const consoleTest = logsTest.extend<{ browser: Browser }>({
+/**
+ * `test` with the file's logs stack (`stack`, its gateway's limits on the testkit's real Redis, as
+ * in a deployment) and one chromium for the file (`browser`).
+ */
+export const consoleTest = base.extend<{ stack: LogsStack; browser: Browser }>({
+  stack: [
+    async ({ pg, nats, redis }, use) => {
+      const stack = await startLogsStack({ pg, nats }, { REDIS_URL: redis.url });
+      try {
+        await use(stack);
+      } finally {
+        await stack.close();
+      }
+    },
+    { scope: 'file' },
+  ],
   browser: [
     // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
     async ({}, use) => {
