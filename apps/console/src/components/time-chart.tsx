@@ -17,11 +17,18 @@ export interface TimeChartProps {
   readonly series: readonly ChartSeries[];
   readonly format: (value: number) => string;
   readonly height?: number;
+  /** Counts: the y axis ticks only whole numbers (no "0, 1, 1" from rounded halves). */
+  readonly integer?: boolean;
 }
 
 /** Pico's palette: readable on light and dark backgrounds. */
 const COLOURS = ['#0172ad', '#d93526', '#5d9e39', '#9236a4'];
 const FILL = 'rgba(1, 114, 173, 0.12)';
+/** Whole-number tick steps: 1, 2, 5, 10, 20, 50, ... */
+const INTEGER_STEPS = Array.from(
+  { length: 30 },
+  (_, i) => (i % 3 === 2 ? 5 : (i % 3) + 1) * 10 ** Math.floor(i / 3),
+);
 
 function options(props: TimeChartProps, width: number): uPlot.Options {
   const single = props.series.length === 1;
@@ -37,7 +44,10 @@ function options(props: TimeChartProps, width: number): uPlot.Options {
     axes: [
       {},
       {
-        size: 72,
+        // Wide enough for the longest tick label ("1,500,000", "$0.000012").
+        size: (_u: uPlot, values: string[] | null) =>
+          Math.max(48, ...(values ?? []).map((v) => String(v).length * 7 + 20)),
+        ...(props.integer ? { incrs: INTEGER_STEPS } : {}),
         values: (_u, splits) => splits.map((v) => props.format(v)),
       },
     ],
@@ -74,6 +84,6 @@ export function TimeChart(props: TimeChartProps) {
       resize.disconnect();
       chart.destroy();
     };
-  }, [props.timestamps, props.series, props.format, props.height, props.label]);
+  }, [props.timestamps, props.series, props.format, props.height, props.label, props.integer]);
   return <div ref={container} class="time-chart" role="img" aria-label={props.label} />;
 }

@@ -85,6 +85,7 @@ function AnalyticsChart({ spec, query }: { spec: ChartSpec; query: TimeFilter })
           timestamps={chart.timestamps}
           series={chart.series}
           format={format}
+          integer={unit === 'count'}
         />
       ) : (
         <div class="time-chart" />

@@ -48,7 +48,7 @@ export function AnalyticsGroups(props: AnalyticsGroupsProps) {
   return (
     <section class="analytics-groups" aria-labelledby="analytics-groups-title">
       <header class="page-header">
-        <h3 id="analytics-groups-title">Grouped by {GROUP_BYS[groupBy].toLowerCase()}</h3>
+        <h3 id="analytics-groups-title">Breakdown</h3>
         <label class="analytics-group-by">
           Group by
           <select
