@@ -211,6 +211,7 @@ const GRAPH_METRICS = [
   'cost',
   'tokens',
   'latency',
+  'p50_latency',
   'p95_latency',
   'p99_latency',
   'errors',

@@ -27,6 +27,7 @@ export const CHARTS: readonly ChartSpec[] = [
     title: 'Latency',
     series: [
       ['latency', 'average'],
+      ['p50_latency', 'p50'],
       ['p95_latency', 'p95'],
       ['p99_latency', 'p99'],
     ],
