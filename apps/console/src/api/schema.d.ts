@@ -8192,7 +8192,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                metric: "requests" | "cost" | "tokens" | "latency" | "p95_latency" | "p99_latency" | "errors" | "error_rate" | "cache_hit_rate" | "users";
+                metric: "requests" | "cost" | "tokens" | "latency" | "p50_latency" | "p95_latency" | "p99_latency" | "errors" | "error_rate" | "cache_hit_rate" | "users";
             };
             cookie?: never;
         };

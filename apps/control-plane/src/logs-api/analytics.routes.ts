@@ -13,6 +13,7 @@ const METRICS = {
   cost: [GraphMetric.COST, 'usd'],
   tokens: [GraphMetric.TOKENS, 'count'],
   latency: [GraphMetric.AVG_LATENCY, 'ms'],
+  p50_latency: [GraphMetric.P50_LATENCY, 'ms'],
   p95_latency: [GraphMetric.P95_LATENCY, 'ms'],
   p99_latency: [GraphMetric.P99_LATENCY, 'ms'],
   errors: [GraphMetric.ERRORS, 'count'],

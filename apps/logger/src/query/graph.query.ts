@@ -58,6 +58,13 @@ function nextBucket(ms: number, unit: BucketUnit): number {
   return ms + { minute: MINUTE, hour: HOUR, day: DAY, week: 7 * DAY }[unit];
 }
 
+/** Latency metrics read from raw rows, and their fraction. */
+const PERCENTILES: Readonly<Partial<Record<GraphMetric, number>>> = {
+  [GraphMetric.P50_LATENCY]: 0.5,
+  [GraphMetric.P95_LATENCY]: 0.95,
+  [GraphMetric.P99_LATENCY]: 0.99,
+};
+
 interface BucketRow {
   bucket: Date;
   requests: string;
@@ -101,17 +108,14 @@ async function metricByBucket(
   unit: BucketUnit,
 ): Promise<{ perBucket: Map<number, number>; total: number }> {
   const metric = request.metric;
-  if (
-    metric === GraphMetric.P95_LATENCY ||
-    metric === GraphMetric.P99_LATENCY ||
-    metric === GraphMetric.DISTINCT_USERS
-  ) {
+  const percentile = PERCENTILES[metric];
+  if (percentile !== undefined || metric === GraphMetric.DISTINCT_USERS) {
     const where = rawWhere(request.caller, filter);
     if (!where) return { perBucket: new Map(), total: 0 };
     const value =
       metric === GraphMetric.DISTINCT_USERS
         ? sql`count(distinct coalesce(r.user_id, r.metadata->>'_user'))::float8`
-        : sql`(percentile_cont(${metric === GraphMetric.P95_LATENCY ? 0.95 : 0.99}) within group (order by r.latency_ms) * 1000)::float8`;
+        : sql`(percentile_cont(${percentile}::float8) within group (order by r.latency_ms) * 1000)::float8`;
     const { rows } = await sql<{ bucket: Date | null; value: number | null }>`
       select date_trunc(${unit}, r.received_at, 'UTC') as bucket, ${value} as value
       from request_logs r where ${where} group by rollup (1)`.execute(db);

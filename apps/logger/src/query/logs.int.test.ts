@@ -285,6 +285,7 @@ describe('GetGraph', () => {
       GraphMetric.AVG_LATENCY,
       (b) => (b.length ? (totalsOf(b).latencyMs.reduce((x, y) => x + y, 0) / b.length) * 1000 : 0),
     ],
+    ['p50 latency', GraphMetric.P50_LATENCY, (b) => percentileCont(totalsOf(b).latencyMs, 0.5) * 1000],
     ['p95 latency', GraphMetric.P95_LATENCY, (b) => percentileCont(totalsOf(b).latencyMs, 0.95) * 1000],
     ['p99 latency', GraphMetric.P99_LATENCY, (b) => percentileCont(totalsOf(b).latencyMs, 0.99) * 1000],
     ['errors', GraphMetric.ERRORS, (b) => totalsOf(b).errors],

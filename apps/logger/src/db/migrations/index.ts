@@ -9,6 +9,7 @@ import * as unattributedAudit from './0006-unattributed-audit.js';
 import * as feedbackWorkspace from './0007-feedback-workspace.js';
 import * as alerts from './0008-alerts.js';
 import * as ingestIndexes from './0009-ingest-indexes.js';
+import * as consoleIndexes from './0010-console-indexes.js';
 
 export const migrations: Migrations = {
   '0001-dead-letters': deadLetters,
@@ -20,4 +21,5 @@ export const migrations: Migrations = {
   '0007-feedback-workspace': feedbackWorkspace,
   '0008-alerts': alerts,
   '0009-ingest-indexes': ingestIndexes,
+  '0010-console-indexes': consoleIndexes,
 };

@@ -261,6 +261,8 @@ export enum GraphMetric {
   CACHE_HIT_RATE = 9,
   /** DISTINCT_USERS - Distinct users (user_id, else metadata `_user`). */
   DISTINCT_USERS = 10,
+  /** P50_LATENCY - Median (50th percentile) latency in microseconds. */
+  P50_LATENCY = 11,
   UNRECOGNIZED = -1,
 }
 
@@ -299,6 +301,9 @@ export function graphMetricFromJSON(object: any): GraphMetric {
     case 10:
     case "GRAPH_METRIC_DISTINCT_USERS":
       return GraphMetric.DISTINCT_USERS;
+    case 11:
+    case "GRAPH_METRIC_P50_LATENCY":
+      return GraphMetric.P50_LATENCY;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -330,6 +335,8 @@ export function graphMetricToJSON(object: GraphMetric): string {
       return "GRAPH_METRIC_CACHE_HIT_RATE";
     case GraphMetric.DISTINCT_USERS:
       return "GRAPH_METRIC_DISTINCT_USERS";
+    case GraphMetric.P50_LATENCY:
+      return "GRAPH_METRIC_P50_LATENCY";
     case GraphMetric.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
