@@ -3,37 +3,12 @@
 // keeps range and group-by in the URL, sees the API refuse an inverted custom range; a workspace key
 // sees its own workspace's traffic only.
 import { randomUUID } from 'node:crypto';
-import { test as base } from '@aigw/testkit';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { expectNoProblems, launchChromium, openConsole, screenshot, signIn } from './console.test-support.js';
-import { chatUntilServed, createTenant, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
+import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
+import { chatUntilServed, createTenant, type LogsStack } from './logs-stack.test-support.js';
 
-const test = base.extend<{ stack: LogsStack; browser: Browser }>({
-  stack: [
-    async ({ pg, nats }, use) => {
-      const stack = await startLogsStack({ pg, nats });
-      try {
-        await use(stack);
-      } finally {
-        await stack.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-  browser: [
-    // biome-ignore lint/correctness/noEmptyPattern: vitest fixtures take their dependencies first
-    async ({}, use) => {
-      const browser = await launchChromium();
-      try {
-        await use(browser);
-      } finally {
-        await browser.close();
-      }
-    },
-    { scope: 'file' },
-  ],
-});
+const test = consoleTest;
 
 /** A plain chat completion through the gateway with a tenant's key (the key has synced already). */
 async function chat(stack: LogsStack, provider: string, key: string): Promise<number> {
