@@ -14,7 +14,6 @@ export function useApi<T>(load: () => Promise<T>, deps: readonly unknown[]): Loa
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   const latest = useRef(0);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on
   useEffect(() => {
     const call = ++latest.current;
     setState((s) => ({ ...s, loading: true }));
