@@ -4,7 +4,7 @@
 // undici's client costs less CPU per request than node:http's (docs/decisions.md).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
-import { Pool } from 'undici';
+import { Pool, util } from 'undici';
 
 const pools = new Map<string, Pool>();
 // A custom host's pool connects through its checked addresses only: one pool per pinned lookup
@@ -81,7 +81,8 @@ const FIRST_ONLY: ReadonlySet<string> = new Set([
 export function headersFromRaw(raw: readonly Buffer[]): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as Buffer).toString('latin1').toLowerCase();
+    // Known names come from undici's table of lower-case names, without decoding the bytes.
+    const name = util.headerNameToString(raw[i] as Buffer);
     const value = (raw[i + 1] as Buffer).toString('latin1');
     const prev = out[name];
     if (prev === undefined) {
