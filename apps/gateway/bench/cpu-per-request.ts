@@ -109,12 +109,15 @@ const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return Math.round(sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2);
+  return Math.round(
+    sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2,
+  );
 };
 // Medians over the rounds (what the journal reports), each target's per-round CPU per request.
 for (const target of ['bare-proxy', 'gateway', 'compared', 'translated']) {
   const values = of(target).map((r) => r.cpuPerRequest);
-  if (values.length > 0) console.log(`median ${target}: ${median(values)} µs/request (rounds: ${values.join(', ')})`);
+  if (values.length > 0)
+    console.log(`median ${target}: ${median(values)} µs/request (rounds: ${values.join(', ')})`);
 }
 const ratios = of('gateway').map((g, i) => (g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100);
 if (bench.compare) {

@@ -127,7 +127,10 @@ class Forwarding implements Dispatcher.DispatchHandler {
     if (fr.timeoutMs !== undefined) {
       this.timer = setTimeout(() => {
         this.fail(
-          gatewayError('request_timeout', `Request exceeded the timeout sent in the request: ${fr.timeoutMs}ms`),
+          gatewayError(
+            'request_timeout',
+            `Request exceeded the timeout sent in the request: ${fr.timeoutMs}ms`,
+          ),
         );
       }, fr.timeoutMs);
     }
@@ -212,7 +215,9 @@ class Forwarding implements Dispatcher.DispatchHandler {
       received += chunk.length;
       fr.requestSink?.push(chunk);
       if (received > fr.maxBodyBytes) {
-        this.fail(gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`));
+        this.fail(
+          gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`),
+        );
         return;
       }
       if (out.destroyed || this.cancelled) return;
