@@ -75,7 +75,9 @@ describe('forward', () => {
     const upstream = await listen(
       createServer((socket) =>
         socket.once('data', () => {
-          socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":');
+          socket.write(
+            'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"a":',
+          );
           setTimeout(() => socket.destroy(), 50);
         }),
       ),
