@@ -42,6 +42,9 @@ try {
   warmup.gateway = (
     await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2)
   ).total;
+  if (bench.compare) {
+    await load('compared', `${bench.compare.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2);
+  }
   for (let round = 0; round < rounds; round++) {
     rows.push(
       await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, duration, {
@@ -103,6 +106,19 @@ try {
 console.table(rows);
 const of = (target: string) => rows.filter((r) => r.target === target);
 const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return Math.round(
+    sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2,
+  );
+};
+// Medians over the rounds (what the journal reports), each target's per-round CPU per request.
+for (const target of ['bare-proxy', 'gateway', 'compared', 'translated']) {
+  const values = of(target).map((r) => r.cpuPerRequest);
+  if (values.length > 0)
+    console.log(`median ${target}: ${median(values)} µs/request (rounds: ${values.join(', ')})`);
+}
 const ratios = of('gateway').map((g, i) => (g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100);
 if (bench.compare) {
   const cmp = of('compared');

@@ -1,4 +1,4 @@
-// The OpenTelemetry Node SDK with the HTTP, gRPC, pg and ioredis instrumentations. Loaded (dynamic
+// The OpenTelemetry Node SDK with the HTTP, undici, gRPC, pg and ioredis instrumentations. Loaded (dynamic
 // import) only when tracing is on: with it off none of this code, nor the SDK, is ever imported.
 //
 // The apps are ES modules, so the instrumentations see `import`s only through import-in-the-middle's
@@ -10,6 +10,7 @@ import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
@@ -46,6 +47,9 @@ export async function startSdk(options: SdkOptions): Promise<NodeSDK> {
     // Only inside a traced operation: background polls (outbox, exports) would be a trace each.
     new PgInstrumentation({ requireParentSpan: true }),
     new IORedisInstrumentation({ requireParentSpan: true }),
+    // The gateway's pass-through calls providers with undici (not node:http): its client span and
+    // the `traceparent` sent upstream come from here (diagnostics channels, no module patching).
+    new UndiciInstrumentation({ requireParentforSpans: true }),
   ];
   await waitForAllMessagesAcknowledged();
   const { NodeSDK } = await import('@opentelemetry/sdk-node');

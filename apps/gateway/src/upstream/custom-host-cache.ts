@@ -21,6 +21,12 @@ export interface CheckedHost {
 
 export class CustomHostCache {
   private readonly entries = new Map<string, { host: CheckedHost; expires: number }>();
+  /**
+   * One pinned lookup per host name and set of checked addresses: a re-check that finds the same
+   * addresses (every 30 s, or another custom host value on the same host) keeps the same lookup,
+   * and with it the same upstream connection pool (upstream-pool.ts keys pinned pools by lookup).
+   */
+  private readonly lookups = new Map<string, LookupFunction>();
 
   constructor(private readonly allowlist: readonly string[]) {}
 
@@ -45,7 +51,7 @@ export class CustomHostCache {
     const target = await withTimeout(resolveSafeTarget(url, { allowlist: this.allowlist }), ms, () =>
       gatewayError('upstream_unreachable', `resolving the custom host took longer than ${ms} ms`),
     );
-    const host = { url, target, lookup: pinnedLookup(target) };
+    const host = { url, target, lookup: this.lookupFor(target) };
     this.entries.delete(raw);
     if (this.entries.size >= MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
@@ -53,5 +59,20 @@ export class CustomHostCache {
     }
     this.entries.set(raw, { host, expires: now + TTL_MS });
     return host;
+  }
+
+  private lookupFor(target: SafeTarget): LookupFunction {
+    const addresses = target.addresses.map((a) => `${a.family}/${a.address}`);
+    const key = `${target.hostname} ${addresses.join(' ')}`;
+    let lookup = this.lookups.get(key);
+    if (!lookup) {
+      lookup = pinnedLookup(target);
+      if (this.lookups.size >= MAX_ENTRIES) {
+        const oldest = this.lookups.keys().next().value;
+        if (oldest !== undefined) this.lookups.delete(oldest);
+      }
+      this.lookups.set(key, lookup);
+    }
+    return lookup;
   }
 }

@@ -2,11 +2,13 @@
 // chunk by chunk, backpressure respected, the upstream cancelled the moment the client goes away.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { LookupFunction } from 'node:net';
+import { Readable } from 'node:stream';
 import type { AppError } from '@aigw/runtime';
+import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
 import { responseHeaderList } from './headers.js';
-import { openUpstream } from './upstream-request.js';
+import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
 
 export interface ForwardRequest {
   readonly method: string;
@@ -71,8 +73,45 @@ export interface ForwardResult {
  * failures before the response started are answered with a gateway error envelope.
  */
 export function forward(res: ServerResponse, fr: ForwardRequest): Promise<ForwardResult> {
-  return new Promise((resolve) => {
-    const result: ForwardResult = {
+  return new Promise((resolve) => new Forwarding(res, fr, resolve).start());
+}
+
+/** Why the gateway stopped an upstream exchange itself (never reported: result.error says why). */
+class Cancelled extends Error {}
+
+// undici's error codes that mean a wait ran past the idle limit (node:http's socket 'timeout').
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * One exchange, as undici's dispatch handler (its plain callback interface: no wrapper object per
+ * request): the answer's head, chunks and end go straight to the client's response.
+ */
+class Forwarding implements Dispatcher.DispatchHandler {
+  private readonly result: ForwardResult;
+  private timer: NodeJS.Timeout | undefined;
+  /** undici's abort for this request, once it is on a connection. */
+  private abortUpstream: ((err?: Error) => void) | undefined;
+  /** Set when the gateway stopped the exchange (before undici had it on a connection, too). */
+  private cancelled = false;
+  private headersIn = false;
+  private filter: ResponseFilter | undefined;
+  private headerList: (string | string[])[] = [];
+  private statusText = '';
+  private resumeUpstream: (() => void) | undefined;
+  private pausedDown = false;
+  /** The client's body as undici reads it (streamed requests). */
+  private upload: Readable | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly fr: ForwardRequest,
+    private readonly resolve: (result: ForwardResult) => void,
+  ) {
+    this.result = {
       status: 0,
       upstreamStartedAt: Date.now(),
       firstByteAt: 0,
@@ -81,23 +120,13 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
       responseHeaders: {},
       clientAborted: false,
     };
-    const upstream = openUpstream(fr);
-    let timer: NodeJS.Timeout | undefined;
+  }
 
-    const fail = (error: AppError) => {
-      result.error ??= { code: error.code ?? 'error', message: error.message, type: error.type };
-      upstream.destroy();
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      result.status = error.status;
-      writeError(res, error, fr.extraResponseHeaders);
-    };
-
+  start(): void {
+    const { fr, res } = this;
     if (fr.timeoutMs !== undefined) {
-      timer = setTimeout(() => {
-        fail(
+      this.timer = setTimeout(() => {
+        this.fail(
           gatewayError(
             'request_timeout',
             `Request exceeded the timeout sent in the request: ${fr.timeoutMs}ms`,
@@ -105,145 +134,215 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
         );
       }, fr.timeoutMs);
     }
-
     res.once('close', () => {
-      clearTimeout(timer);
-      result.endedAt = Date.now();
+      clearTimeout(this.timer);
+      this.result.endedAt = Date.now();
       if (!res.writableFinished) {
-        result.clientAborted = result.error === undefined;
-        upstream.destroy();
+        this.result.clientAborted = this.result.error === undefined;
+        this.cancel();
       }
-      resolve(result);
+      this.resolve(this.result);
     });
-
-    upstream.on('timeout', () =>
-      fail(gatewayError('upstream_timeout', 'The provider did not answer in time')),
+    let body: Buffer | Readable | null;
+    if (Buffer.isBuffer(fr.body)) {
+      fr.requestSink?.push(fr.body);
+      body = fr.body;
+    } else {
+      body = this.streamBody(fr.body);
+    }
+    const url = fr.url;
+    poolFor(url, fr.idleTimeoutMs, fr.lookup).dispatch(
+      {
+        method: fr.method as Dispatcher.HttpMethod,
+        path: `${url.pathname}${url.search}`,
+        headers: dispatchHeaders(fr.headers, body instanceof Readable ? undefined : body) as Record<
+          string,
+          string | string[]
+        >,
+        body,
+      },
+      this,
     );
-    upstream.on('error', (err: NodeJS.ErrnoException) => {
-      if (result.error || res.destroyed) return;
-      fail(
-        gatewayError('upstream_unreachable', `Could not reach the provider: ${err.code ?? err.message}`, {
+  }
+
+  /** Stops the upstream exchange (now, or as soon as undici puts it on a connection). */
+  private cancel(): void {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.abortUpstream?.(new Cancelled('cancelled by the gateway'));
+    // Not on a connection yet: the client's body must not wait for undici.
+    this.upload?.destroy();
+  }
+
+  private fail(error: AppError): void {
+    const { res, result } = this;
+    result.error ??= { code: error.code ?? 'error', message: error.message, type: error.type };
+    this.cancel();
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    result.status = error.status;
+    writeError(res, error, this.fr.extraResponseHeaders);
+  }
+
+  /**
+   * The client's body as undici reads it, relayed as `body.pipe(upstream)` did: nothing more is
+   * sent once the body is too large or the upstream is gone, and the client's body keeps flowing
+   * (and is dropped) so that its connection stays usable. Null when the request has no body.
+   */
+  private streamBody(body: IncomingMessage): Readable | null {
+    const declared = body.headers['content-length'];
+    if (
+      body.readableEnded ||
+      (body.headers['transfer-encoding'] === undefined && (declared === undefined || declared === '0'))
+    ) {
+      return null;
+    }
+    const fr = this.fr;
+    let received = 0;
+    let paused = false;
+    const resume = () => {
+      if (paused) {
+        paused = false;
+        body.resume();
+      }
+    };
+    const out = new Readable({ read: resume });
+    out.once('close', resume);
+    this.upload = out;
+    body.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      fr.requestSink?.push(chunk);
+      if (received > fr.maxBodyBytes) {
+        this.fail(
+          gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`),
+        );
+        return;
+      }
+      if (out.destroyed || this.cancelled) return;
+      if (!out.push(chunk) && !paused) {
+        paused = true;
+        body.pause();
+      }
+    });
+    body.once('end', () => {
+      if (!out.destroyed && !this.cancelled) out.push(null);
+    });
+    body.on('aborted', () => this.cancel());
+    body.on('error', () => this.cancel());
+    return out;
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.cancelled) abort(new Cancelled('cancelled by the gateway'));
+    else this.abortUpstream = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void, statusText: string): boolean {
+    // 1xx informational answers: node:http did not pass them on either.
+    if (statusCode < 200) return true;
+    const { res, fr, result } = this;
+    if (res.headersSent || res.destroyed) {
+      this.cancel();
+      return false;
+    }
+    this.headersIn = true;
+    this.resumeUpstream = resume;
+    this.statusText = statusText;
+    result.firstByteAt = Date.now();
+    result.status = statusCode;
+    const headers = headersFromRaw(rawHeaders);
+    result.responseHeaders = headers;
+    const filter =
+      fr.responseFilter && (fr.filterAllStatuses || (statusCode >= 200 && statusCode < 300))
+        ? fr.responseFilter(headers, statusCode)
+        : undefined;
+    this.filter = filter;
+    const headerList = responseHeaderList(headers, fr.extraResponseHeaders);
+    this.headerList = headerList;
+    // A filtered body has another length: it goes out chunked.
+    if (filter) removeHeader(headerList, 'content-length');
+    if (filter?.contentType !== undefined) {
+      removeHeader(headerList, 'content-type');
+      headerList.push('content-type', filter.contentType);
+      // What the client got (and the sinks saw) is read in this type at the end.
+      result.responseHeaders = { ...headers, 'content-type': filter.contentType };
+    }
+    if (!filter?.whole) res.writeHead(statusCode, statusText, headerList);
+    // Event streams: the client must see the stream open at once. Events that came in the same
+    // read as the headers take them out in one write; otherwise the headers go alone right after
+    // this turn of the event loop (one write less per stream than flushing them here).
+    if (result.responseHeaders['content-type']?.startsWith('text/event-stream')) {
+      setImmediate(() => {
+        if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
+      });
+    }
+    return true;
+  }
+
+  /** The client's buffer drained: the provider may send again. */
+  private readonly drained = () => {
+    this.pausedDown = false;
+    this.resumeUpstream?.();
+  };
+
+  // A full client buffer pauses the provider (false) until it drains; a closed client gets no more
+  // writes (the 'close' listener cancels the upstream).
+  onData(chunk: Buffer): boolean {
+    const { res, result, filter } = this;
+    result.responseBytes += chunk.length;
+    this.fr.responseSink?.push(chunk);
+    if (res.destroyed) return true;
+    let flushed = true;
+    if (filter) for (const part of filter.push(chunk)) flushed = res.write(part) && flushed;
+    else flushed = res.write(chunk);
+    if (flushed) return true;
+    if (!this.pausedDown) {
+      this.pausedDown = true;
+      res.once('drain', this.drained);
+    }
+    return false;
+  }
+
+  onComplete(): void {
+    const { res, result, filter, headerList } = this;
+    if (res.destroyed) return;
+    if (filter?.whole) {
+      const parts = filter.end();
+      const upstreamStatus = result.status;
+      const status = filter.status?.() ?? upstreamStatus;
+      result.status = status;
+      headerList.push('content-length', String(parts.reduce((n, p) => n + p.length, 0)));
+      res.writeHead(status, status === upstreamStatus ? this.statusText : undefined, headerList);
+      for (const part of parts) res.write(part);
+    } else if (filter) for (const part of filter.end()) res.write(part);
+    res.end();
+  }
+
+  onError(err: Error): void {
+    const { res, result } = this;
+    if (this.cancelled || result.error || res.destroyed) return;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined && TIMEOUT_CODES.has(code)) {
+      this.fail(gatewayError('upstream_timeout', 'The provider did not answer in time'));
+    } else if (this.headersIn) {
+      result.error = {
+        code: 'upstream_interrupted',
+        message: 'The provider closed the response early',
+        type: 'upstream_error',
+      };
+      res.destroy();
+    } else {
+      // node:http's name for a connection the provider closed ("socket hang up").
+      const reason = code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' ? 'ECONNRESET' : code;
+      this.fail(
+        gatewayError('upstream_unreachable', `Could not reach the provider: ${reason ?? err.message}`, {
           cause: err,
         }),
       );
-    });
-
-    upstream.on('response', (upRes) => {
-      if (res.headersSent || res.destroyed) {
-        upRes.destroy();
-        return;
-      }
-      result.firstByteAt = Date.now();
-      result.status = upRes.statusCode ?? 502;
-      result.responseHeaders = upRes.headers;
-      const filter =
-        fr.responseFilter && (fr.filterAllStatuses || (result.status >= 200 && result.status < 300))
-          ? fr.responseFilter(upRes.headers, result.status)
-          : undefined;
-      const headerList = responseHeaderList(upRes.headers, fr.extraResponseHeaders);
-      // A filtered body has another length: it goes out chunked.
-      if (filter) removeHeader(headerList, 'content-length');
-      if (filter?.contentType !== undefined) {
-        removeHeader(headerList, 'content-type');
-        headerList.push('content-type', filter.contentType);
-        // What the client got (and the sinks saw) is read in this type at the end.
-        result.responseHeaders = { ...upRes.headers, 'content-type': filter.contentType };
-      }
-      if (!filter?.whole) res.writeHead(result.status, upRes.statusMessage, headerList);
-      // Event streams: the client must see the stream open at once. Events that came in the same
-      // read as the headers take them out in one write; otherwise the headers go alone right after
-      // this turn of the event loop (one write less per stream than flushing them here).
-      if (result.responseHeaders['content-type']?.startsWith('text/event-stream')) {
-        setImmediate(() => {
-          if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
-        });
-      }
-      // What a data listener plus `upRes.pipe(res)` did, in one listener: pipe() adds and removes
-      // eight listeners per response. A full client buffer pauses the provider until it drains; a
-      // closed client gets no more writes (the 'close' handler above cancels the upstream).
-      let paused = false;
-      const drained = () => {
-        paused = false;
-        upRes.resume();
-      };
-      upRes.on('data', (chunk: Buffer) => {
-        result.responseBytes += chunk.length;
-        fr.responseSink?.push(chunk);
-        if (res.destroyed) return;
-        let flushed = true;
-        if (filter) for (const part of filter.push(chunk)) flushed = res.write(part) && flushed;
-        else flushed = res.write(chunk);
-        if (!flushed && !paused) {
-          paused = true;
-          upRes.pause();
-          res.once('drain', drained);
-        }
-      });
-      upRes.once('end', () => {
-        if (res.destroyed) return;
-        if (filter?.whole) {
-          const parts = filter.end();
-          const status = filter.status?.() ?? result.status;
-          result.status = status;
-          headerList.push('content-length', String(parts.reduce((n, p) => n + p.length, 0)));
-          res.writeHead(status, status === upRes.statusCode ? upRes.statusMessage : undefined, headerList);
-          for (const part of parts) res.write(part);
-        } else if (filter) for (const part of filter.end()) res.write(part);
-        res.end();
-      });
-      upRes.on('aborted', () => {
-        result.error ??= {
-          code: 'upstream_interrupted',
-          message: 'The provider closed the response early',
-          type: 'upstream_error',
-        };
-        res.destroy();
-      });
-      upRes.on('error', () => res.destroy());
-    });
-
-    if (Buffer.isBuffer(fr.body)) {
-      fr.requestSink?.push(fr.body);
-      upstream.end(fr.body);
-    } else {
-      // The body relayed as `body.pipe(upstream)` did, in the one data listener: nothing more is
-      // written once the body is too large or the upstream is gone, and the client's body keeps
-      // flowing (and is dropped) so that its connection stays usable.
-      const body = fr.body;
-      let received = 0;
-      let cut = false;
-      let paused = false;
-      const drained = () => {
-        upstream.off('drain', drained);
-        upstream.off('close', drained);
-        paused = false;
-        body.resume();
-      };
-      body.on('data', (chunk: Buffer) => {
-        received += chunk.length;
-        fr.requestSink?.push(chunk);
-        if (received > fr.maxBodyBytes) {
-          cut = true;
-          fail(gatewayError('payload_too_large', `The request body is larger than ${fr.maxBodyBytes} bytes`));
-          return;
-        }
-        if (upstream.destroyed) return;
-        if (!upstream.write(chunk) && !paused && !upstream.destroyed) {
-          paused = true;
-          body.pause();
-          upstream.on('drain', drained);
-          upstream.on('close', drained);
-        }
-      });
-      const ended = () => {
-        if (!cut && !upstream.destroyed) upstream.end();
-      };
-      if (body.readableEnded) process.nextTick(ended);
-      else body.once('end', ended);
-      body.on('aborted', () => upstream.destroy());
-      body.on('error', () => upstream.destroy());
     }
-  });
+  }
 }
 
 /** Drops a header (lower-case name) from a flat `[name, value, ...]` list. */

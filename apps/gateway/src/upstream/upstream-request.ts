@@ -1,5 +1,6 @@
-// Opens one upstream HTTP(S) request on a shared keep-alive pool: used by the plain pass-through and
-// by every config target, so both get the same pooling and the same idle-limit rules.
+// Opens one upstream HTTP(S) request on a shared node:http keep-alive pool: used by config targets
+// (routing/upstream-call.ts) and MCP token calls; the plain pass-through uses undici
+// (upstream-pool.ts), with the same idle limit.
 import {
   type ClientRequest,
   Agent as HttpAgent,
