@@ -225,17 +225,17 @@ export function createApp(
       });
 
       const mountApi = adminApi({
-          db: database.db,
-          authenticate,
-          routes,
-          apiAccessEnabled: config.API_ACCESS_ENABLED,
-          auditEnabled: config.AUDIT_LOGS_ENABLED,
-          log,
-          version: API_VERSION,
-          masterKey,
-          logsService,
-          secretManagers,
-        });
+        db: database.db,
+        authenticate,
+        routes,
+        apiAccessEnabled: config.API_ACCESS_ENABLED,
+        auditEnabled: config.AUDIT_LOGS_ENABLED,
+        log,
+        version: API_VERSION,
+        masterKey,
+        logsService,
+        secretManagers,
+      });
       const app = createHttpApp({
         log,
         metrics,

@@ -1,7 +1,6 @@
 // Every admin route, by resource family. The OpenAPI document is generated from this list.
 import { alertRoutes } from './alerts/alerts.routes.js';
 import { apiKeyRoutes } from './api-keys/api-keys.routes.js';
-import { meRoutes } from './me/me.routes.js';
 import { configRoutes } from './configs/configs.routes.js';
 import { deploymentRoutes } from './deployments/deployments.routes.js';
 import { guardrailRoutes } from './guardrails/guardrails.routes.js';
@@ -10,6 +9,7 @@ import { integrationRoutes } from './integrations/integrations.routes.js';
 import { logsApiRoutes } from './logs-api/logs-api.routes.js';
 import { mcpIntegrationRoutes } from './mcp-integrations/mcp-integrations.routes.js';
 import { mcpServerRoutes } from './mcp-servers/mcp-servers.routes.js';
+import { meRoutes } from './me/me.routes.js';
 import { modelPricingRoutes } from './model-pricing/model-pricing.routes.js';
 import { organisationRoutes } from './organisations/organisations.routes.js';
 import { policyRoutes } from './policies/policies.routes.js';
