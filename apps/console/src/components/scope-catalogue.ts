@@ -1,28 +1,10 @@
 // Which scopes a new key may be given, as the console offers them: the caller's own scopes (the API
 // refuses any other: no escalation), grouped by resource, and for workspace keys only the workspace
-// scopes. The rule mirrors WORKSPACE_SCOPES in apps/control-plane/src/auth/scopes.ts (a test checks
-// they agree); the API stays the judge and its refusal is shown by the scopes field.
+// scopes (api/scopes.ts, generated from the control plane's rule by `pnpm docs:api`); the API stays
+// the judge and its refusal is shown by the scopes field.
+import { WORKSPACE_SCOPES } from '../api/scopes.js';
 
-/** Resources that exist only at organisation level: workspace keys never hold their scopes. */
-const ORGANISATION_ONLY: ReadonlySet<string> = new Set([
-  'organisation',
-  'workspaces',
-  'users',
-  'user_invites',
-  'integrations',
-  'model_pricing',
-  'secret_references',
-  'mcp_integrations',
-  'workspace_members',
-]);
-
-/** Organisation-managed scopes a workspace key may still hold: reading its workspace and members. */
-const WORKSPACE_READABLE: ReadonlySet<string> = new Set([
-  'workspaces.read',
-  'workspaces.list',
-  'workspace_members.read',
-  'workspace_members.list',
-]);
+const WORKSPACE: ReadonlySet<string> = new Set(WORKSPACE_SCOPES);
 
 export type KeyLevel = 'organisation' | 'workspace';
 
@@ -32,7 +14,7 @@ export function resourceOf(scope: string): string {
 }
 
 export function isWorkspaceScope(scope: string): boolean {
-  return WORKSPACE_READABLE.has(scope) || !ORGANISATION_ONLY.has(resourceOf(scope));
+  return WORKSPACE.has(scope);
 }
 
 export function validForLevel(scope: string, level: KeyLevel): boolean {
