@@ -1,8 +1,11 @@
 // Issue 22: the console is served by the control plane at /console with a strict CSP and caching
 // headers, signs in with an admin or workspace key, and shows only the pages the caller's scopes
 // allow. Real chromium, whole stack.
+import { randomUUID } from 'node:crypto';
+import { createApp as createControlPlane, loadControlPlaneConfig } from '@aigw/control-plane';
 import { describe, expect } from 'vitest';
 import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
+import { AUDIENCE, ISSUER, startIssuer } from './jwt-issuer.test-support.js';
 import { createTenant } from './logs-stack.test-support.js';
 
 const test = consoleTest;
@@ -73,5 +76,50 @@ describe('the console shell', () => {
     expect(await console.page.getByTestId('caller').textContent()).toContain('Console shell');
     expectNoProblems(console);
     await console.close();
+  });
+
+  test('a workspace-bound JWT signs in as a bearer token and sees the pages its scopes allow', async ({
+    stack,
+    browser,
+  }) => {
+    const tenant = await createTenant(stack.admin, stack.mock, 'Console token');
+    const organisation = (await stack.admin.expect(200, 'GET', '/organisation')) as { id: string };
+    const issuer = await startIssuer();
+    // A control plane of the same installation that also accepts tokens from this issuer.
+    const plane = createControlPlane(
+      loadControlPlaneConfig({
+        ...stack.env,
+        JWT_JWKS_URL: issuer.url,
+        JWT_ISSUER: ISSUER,
+        JWT_AUDIENCE: AUDIENCE,
+      }),
+    );
+    await plane.start();
+    try {
+      const token = issuer.sign({
+        sub: randomUUID(),
+        organisation_id: organisation.id,
+        workspace_id: tenant.workspaceId,
+        role: 'manager',
+        scope: 'logs.list analytics.view',
+      });
+      const console = await openConsole(browser, `http://127.0.0.1:${plane.ports.http}`);
+      await signIn(console.page, token);
+      const caller = await console.page.getByTestId('caller').textContent();
+      expect(caller).toContain('Console token');
+      expect(caller).toContain('(manager)');
+      const menu = console.page.getByRole('navigation', { name: 'pages' });
+      await expect.poll(() => menu.getByRole('link').allTextContents()).toEqual(['Logs', 'Analytics']);
+      expect(
+        await console.page.evaluate(
+          () => JSON.parse(sessionStorage.getItem('aigw.console.credential') ?? '{}').kind,
+        ),
+      ).toBe('jwt');
+      expectNoProblems(console);
+      await console.close();
+    } finally {
+      await plane.stop();
+      await issuer.close();
+    }
   });
 });

@@ -3,13 +3,12 @@
 // feedback; a workspace service key, a workspace user key and a workspace-bound JWT give feedback
 // only on traces they see (404 in the error envelope otherwise) and list only their workspace's; a
 // trace id used in two workspaces keeps each workspace's feedback apart in log views and analytics.
-import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
 import { createApp as createControlPlane, loadControlPlaneConfig } from '@aigw/control-plane';
 import { test as base, type PgFixture } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
 import type { Reply } from './enforcement-client.test-support.js';
+import { AUDIENCE, ISSUER, startIssuer } from './jwt-issuer.test-support.js';
 import {
   callAs,
   chatUntilServed,
@@ -28,30 +27,6 @@ const SCOPES = [
   'feedback.update',
   'feedback.list',
 ];
-const ISSUER = 'https://issuer.e2e';
-const AUDIENCE = 'aigw-admin';
-
-/** A JWKS endpoint with one RS256 key and a signer for it (node:crypto, no extra dependency). */
-async function startIssuer(): Promise<{ url: string; sign(claims: object): string; close(): Promise<void> }> {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'e2e', alg: 'RS256', use: 'sig' };
-  const server: Server = createServer((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`,
-    sign(claims) {
-      const now = Math.floor(Date.now() / 1000);
-      const input = `${b64({ alg: 'RS256', typ: 'JWT', kid: 'e2e' })}.${b64({ iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 600, ...claims })}`;
-      return `${input}.${sign('sha256', Buffer.from(input), privateKey).toString('base64url')}`;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 interface World {
   readonly stack: LogsStack;
   readonly organisationId: string;
