@@ -6,11 +6,11 @@ import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 
 export const CONFIGS_PAGE_SIZE = 20;
 
@@ -110,7 +110,7 @@ export function ConfigsList() {
       </div>
       {list.data && list.data.total === 0 ? <p class="muted">No configs here yet.</p> : null}
       {list.data ? (
-        <Pager
+        <ListPager
           page={page}
           pageSize={CONFIGS_PAGE_SIZE}
           total={list.data.total}

@@ -5,11 +5,11 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
+import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 import { listPolicies, policyScope } from './policies-api.js';
 import type { PolicyKind } from './policies-body.js';
 import { Conditions, GroupBy, limitText } from './policies-describe.js';
@@ -131,7 +131,7 @@ export function PoliciesList(props: { kind: PolicyKind }) {
       </div>
       {list.data && list.data.total === 0 ? <p class="muted">No policies here yet.</p> : null}
       {list.data ? (
-        <Pager
+        <ListPager
           page={filter.page}
           pageSize={POLICIES_PAGE_SIZE}
           total={list.data.total}
