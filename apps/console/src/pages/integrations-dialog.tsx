@@ -2,6 +2,7 @@
 // filled from the API: it returns them masked), options of the type (custom_host...), allowed
 // models and workspace access. The API validates; its errors are shown by the field they name.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS, type AiProvider } from '../api/catalogue.js';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
@@ -9,8 +10,6 @@ import { errorFor, unplacedError } from '../components/form-errors.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { useConsole } from '../context.js';
 import {
-  AI_PROVIDERS,
-  type AiProvider,
   createBody,
   credentialShapes,
   editForm,

@@ -2,6 +2,7 @@
 // filtered by type, status and workspace, paginated by the API), with their credentials as the API
 // returns them (masked); create, edit (credentials re-typed or kept), workspace access, delete.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -13,7 +14,7 @@ import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { type Integration, IntegrationDialog } from './integrations-dialog.js';
-import { AI_PROVIDERS, maskedEntries } from './integrations-form.js';
+import { maskedEntries } from './integrations-form.js';
 
 const PAGE_SIZE = 25;
 

@@ -3,6 +3,7 @@
 // integration the workspace may use, edit its limits, models, expiry and status, delete it. The
 // legacy virtual keys view of the same records is a second tab.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -15,7 +16,6 @@ import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { useWorkspaceNames } from './api-keys-workspaces.js';
-import { AI_PROVIDERS } from './integrations-form.js';
 import { type Provider, ProviderDialog } from './providers-dialog.js';
 import { VirtualKeysList } from './providers-virtual-keys.js';
 
