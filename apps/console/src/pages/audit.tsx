@@ -4,8 +4,8 @@ import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { isOrganisationLevel } from '../api/me.js';
 import { CursorPager, PAGE_SIZES } from '../components/cursor-pager.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { errorShownByField, filterNames, UrlFilterForm } from '../components/url-filter-form.js';
 import { pageSizeOf, withFilters } from '../components/url-query.js';
@@ -51,43 +51,35 @@ export function AuditPage() {
         error={records.error}
         apply={(values) => go(withFilters(params, names, values))}
       />
-      {errorShownByField(records.error, names) ? null : <ErrorBanner error={records.error} />}
-      <div class="table-scroll">
-        <table class="dense striped audit-table" data-testid="audit-table" aria-busy={records.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Action</th>
-              <th scope="col">Resource</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">IP</th>
-              <th scope="col">
-                <span class="visually-hidden">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <AuditRow
-                key={r.id}
-                record={r}
-                open={open === r.id}
-                toggle={() => setOpen((o) => (o === r.id ? undefined : r.id))}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {records.data && rows.length === 0 ? <p class="muted">No audit records match these filters.</p> : null}
-      <CursorPager
-        cursor={params.get('cursor') ?? undefined}
-        nextCursor={records.loading ? undefined : records.data?.next_cursor}
-        pageSize={pageSizeOf(params, PAGE_SIZES, AUDIT_PAGE_SIZE)}
-        shown={rows.length}
-        go={(cursor) => set('cursor', cursor)}
-        setPageSize={(size) => set('page_size', String(size))}
-      />
+      <ListTable
+        testId="audit-table"
+        class="striped audit-table"
+        columns={['Time', 'Action', 'Resource', 'Actor', 'Outcome', 'IP']}
+        hiddenColumn="Details"
+        loading={records.loading}
+        error={errorShownByField(records.error, names) ? undefined : records.error}
+        rows={records.data ? rows : undefined}
+        empty="No audit records match these filters."
+        pager={
+          <CursorPager
+            cursor={params.get('cursor') ?? undefined}
+            nextCursor={records.loading ? undefined : records.data?.next_cursor}
+            pageSize={pageSizeOf(params, PAGE_SIZES, AUDIT_PAGE_SIZE)}
+            shown={rows.length}
+            go={(cursor) => set('cursor', cursor)}
+            setPageSize={(size) => set('page_size', String(size))}
+          />
+        }
+      >
+        {rows.map((r) => (
+          <AuditRow
+            key={r.id}
+            record={r}
+            open={open === r.id}
+            toggle={() => setOpen((o) => (o === r.id ? undefined : r.id))}
+          />
+        ))}
+      </ListTable>
     </Page>
   );
 }

@@ -5,8 +5,8 @@ import { Link, useLocation } from 'wouter-preact';
 import { ApiError, unwrap } from '../api/client.js';
 import { isOrganisationLevel } from '../api/me.js';
 import { CursorPager, PAGE_SIZES } from '../components/cursor-pager.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatMs, formatNumber, formatTime, formatUsd } from '../components/format.js';
+import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { errorShownByField, filterNames, UrlFilterForm } from '../components/url-filter-form.js';
 import { fieldOfParam, pageSizeOf, withFilters } from '../components/url-query.js';
@@ -58,42 +58,30 @@ export function LogsList() {
         error={logs.error}
         apply={(values) => go(withFilters(params, filterNames(fields, true), values))}
       />
-      {shownByField ? null : <ErrorBanner error={logs.error} />}
-      <div class="table-scroll">
-        <table class="dense logs-table striped" data-testid="logs-table" aria-busy={logs.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Status</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Model</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Trace ID</th>
-              <th scope="col">Cache</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((log) => (
-              <LogRowView key={log.id} log={log} href={`/${log.id}${search ? `?${search}` : ''}`} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {logs.data && rows.length === 0 ? (
-        <p class="muted" data-testid="logs-empty">
-          No request logs match these filters.
-        </p>
-      ) : null}
-      <CursorPager
-        cursor={params.get('cursor') ?? undefined}
-        nextCursor={logs.loading ? undefined : logs.data?.next_cursor}
-        pageSize={pageSizeOf(params, PAGE_SIZES, DEFAULT_PAGE_SIZE)}
-        shown={rows.length}
-        go={(cursor) => setParam('cursor', cursor)}
-        setPageSize={(size) => setParam('page_size', String(size))}
-      />
+      <ListTable
+        testId="logs-table"
+        class="logs-table striped"
+        columns={['Time', 'Status', 'Provider', 'Model', 'Tokens', 'Cost', 'Latency', 'Trace ID', 'Cache']}
+        loading={logs.loading}
+        error={shownByField ? undefined : logs.error}
+        rows={logs.data?.data}
+        empty="No request logs match these filters."
+        emptyTestId="logs-empty"
+        pager={
+          <CursorPager
+            cursor={params.get('cursor') ?? undefined}
+            nextCursor={logs.loading ? undefined : logs.data?.next_cursor}
+            pageSize={pageSizeOf(params, PAGE_SIZES, DEFAULT_PAGE_SIZE)}
+            shown={rows.length}
+            go={(cursor) => setParam('cursor', cursor)}
+            setPageSize={(size) => setParam('page_size', String(size))}
+          />
+        }
+      >
+        {rows.map((log) => (
+          <LogRowView key={log.id} log={log} href={`/${log.id}${search ? `?${search}` : ''}`} />
+        ))}
+      </ListTable>
     </Page>
   );
 }
