@@ -3,12 +3,14 @@
 export function ListPager(props: {
   page: number;
   pageSize: number;
-  total: number;
+  /** Undefined while the first page loads: no pager yet. */
+  total: number | undefined;
   onPage(page: number): void;
   /** What the list holds ("configs", "versions"...): names the pager and follows the total. */
   label?: string;
 }) {
   const { page, pageSize, total, label } = props;
+  if (total === undefined) return null;
   const pages = Math.max(1, Math.ceil(total / pageSize));
   const first = total === 0 ? 0 : page * pageSize + 1;
   const last = Math.min(total, (page + 1) * pageSize);

@@ -86,14 +86,12 @@ export function ApiKeysPage() {
         rows={keys.data?.data}
         empty="No key matches these filters."
         pager={
-          keys.data ? (
-            <ListPager
-              page={filters.page}
-              pageSize={PAGE_SIZE}
-              total={keys.data.total}
-              onPage={(page) => setFilters((f) => ({ ...f, page }))}
-            />
-          ) : null
+          <ListPager
+            page={filters.page}
+            pageSize={PAGE_SIZE}
+            total={keys.data?.total}
+            onPage={(page) => setFilters((f) => ({ ...f, page }))}
+          />
         }
       >
         {rows.map((k) => (

@@ -84,15 +84,13 @@ export function ConfigHistory(props: { id: string }) {
           ))}
         </tbody>
       </table>
-      {versions.data ? (
-        <ListPager
-          page={page}
-          pageSize={VERSIONS_PAGE_SIZE}
-          total={versions.data.total}
-          onPage={setPage}
-          label="versions"
-        />
-      ) : null}
+      <ListPager
+        page={page}
+        pageSize={VERSIONS_PAGE_SIZE}
+        total={versions.data?.total}
+        onPage={setPage}
+        label="versions"
+      />
       {pair ? (
         <section>
           <h3>Compare versions</h3>

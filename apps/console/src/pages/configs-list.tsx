@@ -86,15 +86,13 @@ export function ConfigsList() {
         rows={list.data?.data}
         empty="No configs here yet."
         pager={
-          list.data ? (
-            <ListPager
-              page={page}
-              pageSize={CONFIGS_PAGE_SIZE}
-              total={list.data.total}
-              onPage={setPage}
-              label="configs"
-            />
-          ) : null
+          <ListPager
+            page={page}
+            pageSize={CONFIGS_PAGE_SIZE}
+            total={list.data?.total}
+            onPage={setPage}
+            label="configs"
+          />
         }
       >
         {list.data?.data.map((config) => (

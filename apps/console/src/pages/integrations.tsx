@@ -134,14 +134,12 @@ export function IntegrationsPage() {
         rows={list.data?.data}
         empty="No integration matches these filters."
         pager={
-          list.data ? (
-            <ListPager
-              page={filters.page}
-              pageSize={PAGE_SIZE}
-              total={list.data.total}
-              onPage={(page) => setFilters((f) => ({ ...f, page }))}
-            />
-          ) : null
+          <ListPager
+            page={filters.page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(page) => setFilters((f) => ({ ...f, page }))}
+          />
         }
       >
         {rows.map((i) => (

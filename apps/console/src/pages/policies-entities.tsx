@@ -153,15 +153,13 @@ export function PolicyEntities(props: { kind: PolicyKind; policy: AnyPolicy }) {
       {entities.data && entities.data.total === 0 ? (
         <p class="muted">No active workspace, key or user matches the conditions.</p>
       ) : null}
-      {entities.data ? (
-        <ListPager
-          page={page}
-          pageSize={ENTITIES_PAGE_SIZE}
-          total={entities.data.total}
-          onPage={setPage}
-          label="entities"
-        />
-      ) : null}
+      <ListPager
+        page={page}
+        pageSize={ENTITIES_PAGE_SIZE}
+        total={entities.data?.total}
+        onPage={setPage}
+        label="entities"
+      />
     </section>
   );
 }

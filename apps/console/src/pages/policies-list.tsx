@@ -101,15 +101,13 @@ export function PoliciesList(props: { kind: PolicyKind }) {
         rows={list.data?.data}
         empty="No policies here yet."
         pager={
-          list.data ? (
-            <ListPager
-              page={filter.page}
-              pageSize={POLICIES_PAGE_SIZE}
-              total={list.data.total}
-              onPage={(page) => setFilter({ ...filter, page })}
-              label="policies"
-            />
-          ) : null
+          <ListPager
+            page={filter.page}
+            pageSize={POLICIES_PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(page) => setFilter({ ...filter, page })}
+            label="policies"
+          />
         }
       >
         {list.data?.data.map((policy) => (

@@ -47,11 +47,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName(id: st
         error={list.error}
         rows={list.data?.data}
         empty="No virtual key."
-        pager={
-          list.data ? (
-            <ListPager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
-          ) : null
-        }
+        pager={<ListPager page={page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />}
       >
         {rows.map((v) => (
           <tr key={v.id}>

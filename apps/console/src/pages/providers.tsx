@@ -146,14 +146,12 @@ export function ProvidersPage() {
           rows={list.data?.data}
           empty="No provider matches these filters."
           pager={
-            list.data ? (
-              <ListPager
-                page={filters.page}
-                pageSize={PAGE_SIZE}
-                total={list.data.total}
-                onPage={(page) => setFilters((f) => ({ ...f, page }))}
-              />
-            ) : null
+            <ListPager
+              page={filters.page}
+              pageSize={PAGE_SIZE}
+              total={list.data?.total}
+              onPage={(page) => setFilters((f) => ({ ...f, page }))}
+            />
           }
         >
           {rows.map((p) => (
