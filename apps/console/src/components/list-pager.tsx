@@ -1,20 +1,29 @@
-// Previous / next over a server-side paginated list (`current_page`, `page_size`, `total`): the
-// browser never holds more than one page.
+// Previous / next over a server-side page-number list (`current_page`, `page_size`, `total`): where the
+// page is in the total, and the page count; the browser never holds more than one page.
 export function ListPager(props: {
   page: number;
   pageSize: number;
-  total: number;
+  /** Undefined while the first page loads: no pager yet. */
+  total: number | undefined;
   onPage(page: number): void;
+  /** What the list holds ("configs", "versions"...): names the pager and follows the total. */
+  label?: string;
 }) {
-  const { page, pageSize, total } = props;
+  const { page, pageSize, total, label } = props;
+  if (total === undefined) return null;
+  const pages = Math.max(1, Math.ceil(total / pageSize));
   const first = total === 0 ? 0 : page * pageSize + 1;
   const last = Math.min(total, (page + 1) * pageSize);
   return (
-    <nav class="list-pager" aria-label="pages of the list">
-      <small data-testid="pager-range">
-        {first}–{last} of {total}
+    <nav class="list-pager" aria-label={label ? `${label} pages` : 'pages of the list'}>
+      <small>
+        <span data-testid="pager-range">
+          {first}–{last} of {total}
+          {label ? ` ${label}` : ''}
+        </span>{' '}
+        (page {page + 1} of {pages})
       </small>
-      <div class="inline-group">
+      <div class="pager-buttons">
         <button
           type="button"
           class="secondary outline"
@@ -26,7 +35,7 @@ export function ListPager(props: {
         <button
           type="button"
           class="secondary outline"
-          disabled={last >= total}
+          disabled={page + 1 >= pages}
           onClick={() => props.onPage(page + 1)}
         >
           Next

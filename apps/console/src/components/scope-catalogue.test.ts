@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { invalidChoices, isWorkspaceScope, resourceTitle, scopeGroups } from './scope-catalogue.js';
 
 describe('scope catalogue', () => {
-  it('takes the workspace scopes from the control plane (generated api/scopes.ts)', () => {
+  it('takes the workspace scopes from the control plane (generated api/catalogue.ts)', () => {
     expect(['logs.list', 'workspaces.read', 'workspace_members.list'].map(isWorkspaceScope)).toEqual([
       true,
       true,

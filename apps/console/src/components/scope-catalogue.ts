@@ -1,8 +1,8 @@
 // Which scopes a new key may be given, as the console offers them: the caller's own scopes (the API
 // refuses any other: no escalation), grouped by resource, and for workspace keys only the workspace
-// scopes (api/scopes.ts, generated from the control plane's rule by `pnpm docs:api`); the API stays
+// scopes (api/catalogue.ts, generated from the control plane's rule by `pnpm docs:api`); the API stays
 // the judge and its refusal is shown by the scopes field.
-import { WORKSPACE_SCOPES } from '../api/scopes.js';
+import { WORKSPACE_SCOPES } from '../api/catalogue.js';
 
 const WORKSPACE: ReadonlySet<string> = new Set(WORKSPACE_SCOPES);
 

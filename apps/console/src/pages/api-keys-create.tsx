@@ -4,9 +4,8 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
-import { ErrorBanner } from '../components/error-banner.js';
+import { DialogActions, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
-import { unplacedError } from '../components/form-errors.js';
 import { LimitsFields } from '../components/limits-fields.js';
 import { NO_LIMITS } from '../components/limits-form.js';
 import { ModalDialog } from '../components/modal-dialog.js';
@@ -48,30 +47,20 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
     scopes: [],
     limits: NO_LIMITS,
   });
-  const [error, setError] = useState<Error | undefined>();
-  const [busy, setBusy] = useState(false);
   // The raw key lives only here, in memory, until the dialog closes.
   const [created, setCreated] = useState<{ key: string; name: string; masked: string } | undefined>();
   const set = (patch: Partial<KeyForm>) => setForm((f) => ({ ...f, ...patch }));
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const { path, body } = createRequest(form);
-      // The three creation routes answer with the same object; the body was built for `path`.
-      const result = await api.POST(path as Extract<CreatePath, '/api-keys/workspace/user'>, {
-        body: body as never,
-      });
-      const key = unwrap(result);
-      setCreated({ key: key.key, name: key.name, masked: key.masked_key });
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error(String(err)));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const submitting = useSubmit(async () => {
+    const { path, body } = createRequest(form);
+    // The three creation routes answer with the same object; the body was built for `path`.
+    const result = await api.POST(path as Extract<CreatePath, '/api-keys/workspace/user'>, {
+      body: body as never,
+    });
+    const key = unwrap(result);
+    setCreated({ key: key.key, name: key.name, masked: key.masked_key });
+  });
+  const { error, submit } = submitting;
 
   if (created)
     return (
@@ -168,15 +157,12 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
           <summary>Limits and expiry</summary>
           <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
         </details>
-        <ErrorBanner error={unplacedError(error, PLACED)} />
-        <footer class="form-actions">
-          <button type="button" class="secondary" onClick={() => props.onClose(false)}>
-            Cancel
-          </button>
-          <button type="submit" aria-busy={busy} disabled={busy}>
-            Create key
-          </button>
-        </footer>
+        <DialogActions
+          submitting={submitting}
+          placed={PLACED}
+          submitLabel="Create key"
+          onCancel={() => props.onClose(false)}
+        />
       </form>
     </ModalDialog>
   );

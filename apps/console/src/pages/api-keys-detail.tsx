@@ -5,9 +5,9 @@ import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { DialogActions, useSubmit } from '../components/dialog-form.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
-import { unplacedError } from '../components/form-errors.js';
 import { formatTime } from '../components/format.js';
 import { LimitsFields } from '../components/limits-fields.js';
 import { describeRate, describeUsage, limitsState } from '../components/limits-form.js';
@@ -249,30 +249,21 @@ function EditKeyDialog(props: { apiKey: ApiKey; onCancel(): void; onSaved(): voi
     scopes: k.scopes,
     limits: limitsState(k),
   });
-  const [error, setError] = useState<Error | undefined>();
-  const [busy, setBusy] = useState(false);
-  const save = async (event: Event) => {
-    event.preventDefault();
+  const submitting = useSubmit(async () => {
     const body = updateBody(k, edit);
     if (Object.keys(body).length === 0) {
       props.onCancel();
       return;
     }
-    setBusy(true);
-    setError(undefined);
-    try {
-      unwrap(
-        await api.PUT('/api-keys/{apiKeyId}', { params: { path: { apiKeyId: k.id } }, body: body as never }),
-      );
-      props.onSaved();
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error(String(err)));
-      setBusy(false);
-    }
-  };
+    unwrap(
+      await api.PUT('/api-keys/{apiKeyId}', { params: { path: { apiKeyId: k.id } }, body: body as never }),
+    );
+    props.onSaved();
+  });
+  const { error } = submitting;
   return (
     <ModalDialog title={`Edit "${k.name}"`} onClose={props.onCancel} wide testId="key-edit">
-      <form onSubmit={save}>
+      <form onSubmit={submitting.submit}>
         <div class="grid">
           <label>
             Name
@@ -300,23 +291,12 @@ function EditKeyDialog(props: { apiKey: ApiKey; onCancel(): void; onSaved(): voi
           error={error}
         />
         <LimitsFields value={edit.limits} onChange={(limits) => setEdit({ ...edit, limits })} error={error} />
-        <ErrorBanner
-          error={unplacedError(error, [
-            'body.name',
-            'body.scopes',
-            'body.rate_limits',
-            'body.usage_limits',
-            'body.expires_at',
-          ])}
+        <DialogActions
+          submitting={submitting}
+          placed={['body.name', 'body.scopes', 'body.rate_limits', 'body.usage_limits', 'body.expires_at']}
+          submitLabel="Save"
+          onCancel={props.onCancel}
         />
-        <footer class="form-actions">
-          <button type="button" class="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-          <button type="submit" aria-busy={busy} disabled={busy}>
-            Save
-          </button>
-        </footer>
       </form>
     </ModalDialog>
   );

@@ -4,9 +4,9 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
+import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
@@ -78,58 +78,43 @@ export function ApiKeysPage() {
           />
         ) : null}
       </form>
-      <ErrorBanner error={keys.error} />
-      <table class="dense" data-testid="keys-table" aria-busy={keys.loading}>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Key</th>
-            <th>Type</th>
-            <th>Workspace</th>
-            <th>Scopes</th>
-            <th>Status</th>
-            <th>Expires</th>
-            <th>Created</th>
+      <ListTable
+        testId="keys-table"
+        columns={['Name', 'Key', 'Type', 'Workspace', 'Scopes', 'Status', 'Expires', 'Created']}
+        loading={keys.loading}
+        error={keys.error}
+        rows={keys.data?.data}
+        empty="No key matches these filters."
+        pager={
+          <ListPager
+            page={filters.page}
+            pageSize={PAGE_SIZE}
+            total={keys.data?.total}
+            onPage={(page) => setFilters((f) => ({ ...f, page }))}
+          />
+        }
+      >
+        {rows.map((k) => (
+          <tr key={k.id}>
+            <td>
+              <button type="button" class="link" onClick={() => setOpen(k.id)}>
+                {k.name}
+              </button>
+            </td>
+            <td>
+              <code>{k.masked_key}</code>
+            </td>
+            <td>{TYPE_LABEL[k.type]}</td>
+            <td>{workspaceName(k.workspace_id)}</td>
+            <td title={k.scopes.join(', ')}>{k.scopes.length}</td>
+            <td>
+              <span class={`status status-${k.status}`}>{k.status}</span>
+            </td>
+            <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
+            <td>{formatTime(k.created_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((k) => (
-            <tr key={k.id}>
-              <td>
-                <button type="button" class="link" onClick={() => setOpen(k.id)}>
-                  {k.name}
-                </button>
-              </td>
-              <td>
-                <code>{k.masked_key}</code>
-              </td>
-              <td>{TYPE_LABEL[k.type]}</td>
-              <td>{workspaceName(k.workspace_id)}</td>
-              <td title={k.scopes.join(', ')}>{k.scopes.length}</td>
-              <td>
-                <span class={`status status-${k.status}`}>{k.status}</span>
-              </td>
-              <td>{k.expires_at ? formatTime(k.expires_at) : 'never'}</td>
-              <td>{formatTime(k.created_at)}</td>
-            </tr>
-          ))}
-          {keys.data && rows.length === 0 ? (
-            <tr>
-              <td colSpan={8} class="muted">
-                No key matches these filters.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      {keys.data ? (
-        <ListPager
-          page={filters.page}
-          pageSize={PAGE_SIZE}
-          total={keys.data.total}
-          onPage={(page) => setFilters((f) => ({ ...f, page }))}
-        />
-      ) : null}
+        ))}
+      </ListTable>
       {creating ? (
         <CreateKeyDialog
           onClose={(created) => {

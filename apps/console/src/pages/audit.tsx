@@ -3,12 +3,8 @@
 import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { isOrganisationLevel } from '../api/me.js';
-import { CursorPager, PAGE_SIZES } from '../components/cursor-pager.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
-import { Page } from '../components/page.js';
-import { errorShownByField, filterNames, UrlFilterForm } from '../components/url-filter-form.js';
-import { pageSizeOf, withFilters } from '../components/url-query.js';
+import { UrlListPage } from '../components/url-list-page.js';
 import { useApi } from '../components/use-api.js';
 import { useUrlQuery } from '../components/use-url-query.js';
 import { useConsole } from '../context.js';
@@ -19,76 +15,41 @@ type AuditQuery = NonNullable<ApiPaths['/audit-logs']['get']['parameters']['quer
 
 export function AuditPage() {
   const { api, me } = useConsole();
-  const { search, params, go, set } = useUrlQuery('/audit');
+  const url = useUrlQuery('/audit');
   const organisationLevel = isOrganisationLevel(me);
-  const fields = auditFilterFields(organisationLevel);
-  const names = filterNames(fields, true);
   const records = useApi(
     async () =>
       unwrap(
         await api.GET('/audit-logs', {
-          params: { query: auditQuery(params, Date.now(), organisationLevel) as AuditQuery },
+          params: { query: auditQuery(url.params, Date.now(), organisationLevel) as AuditQuery },
         }),
       ),
-    [search],
+    [url.search],
   );
   const [open, setOpen] = useState<string | undefined>();
   const rows = (records.data?.data ?? []) as unknown as AuditRecord[];
   return (
-    <Page
+    <UrlListPage
       title="Audit log"
-      actions={
-        <button type="button" class="secondary outline" onClick={records.reload} aria-busy={records.loading}>
-          Refresh
-        </button>
-      }
+      url={url}
+      fields={auditFilterFields(organisationLevel)}
+      loaded={records}
+      defaultPageSize={AUDIT_PAGE_SIZE}
+      testId="audit-table"
+      class="striped audit-table"
+      columns={['Time', 'Action', 'Resource', 'Actor', 'Outcome', 'IP']}
+      hiddenColumn="Details"
+      empty="No audit records match these filters."
     >
-      <UrlFilterForm
-        label="Filters"
-        fields={fields}
-        timeRange
-        search={params}
-        error={records.error}
-        apply={(values) => go(withFilters(params, names, values))}
-      />
-      {errorShownByField(records.error, names) ? null : <ErrorBanner error={records.error} />}
-      <div class="table-scroll">
-        <table class="dense striped audit-table" data-testid="audit-table" aria-busy={records.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Action</th>
-              <th scope="col">Resource</th>
-              <th scope="col">Actor</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">IP</th>
-              <th scope="col">
-                <span class="visually-hidden">Details</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <AuditRow
-                key={r.id}
-                record={r}
-                open={open === r.id}
-                toggle={() => setOpen((o) => (o === r.id ? undefined : r.id))}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {records.data && rows.length === 0 ? <p class="muted">No audit records match these filters.</p> : null}
-      <CursorPager
-        cursor={params.get('cursor') ?? undefined}
-        nextCursor={records.loading ? undefined : records.data?.next_cursor}
-        pageSize={pageSizeOf(params, PAGE_SIZES, AUDIT_PAGE_SIZE)}
-        shown={rows.length}
-        go={(cursor) => set('cursor', cursor)}
-        setPageSize={(size) => set('page_size', String(size))}
-      />
-    </Page>
+      {rows.map((r) => (
+        <AuditRow
+          key={r.id}
+          record={r}
+          open={open === r.id}
+          toggle={() => setOpen((o) => (o === r.id ? undefined : r.id))}
+        />
+      ))}
+    </UrlListPage>
   );
 }
 

@@ -6,11 +6,11 @@ import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { VersionDiff } from '../components/version-diff.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 import { configText } from './configs-param.js';
 
 export const VERSIONS_PAGE_SIZE = 20;
@@ -84,15 +84,13 @@ export function ConfigHistory(props: { id: string }) {
           ))}
         </tbody>
       </table>
-      {versions.data ? (
-        <Pager
-          page={page}
-          pageSize={VERSIONS_PAGE_SIZE}
-          total={versions.data.total}
-          onPage={setPage}
-          label="versions"
-        />
-      ) : null}
+      <ListPager
+        page={page}
+        pageSize={VERSIONS_PAGE_SIZE}
+        total={versions.data?.total}
+        onPage={setPage}
+        label="versions"
+      />
       {pair ? (
         <section>
           <h3>Compare versions</h3>

@@ -4,13 +4,13 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
+import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 
 export const CONFIGS_PAGE_SIZE = 20;
 
@@ -77,47 +77,39 @@ export function ConfigsList() {
           </select>
         </label>
       </form>
-      <ErrorBanner error={list.error} />
-      <div class="overflow-auto">
-        <table class="dense striped" aria-busy={list.loading} data-testid="configs-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Slug</th>
-              {orgLevel ? <th>Workspace</th> : null}
-              <th>Version</th>
-              <th>Status</th>
-              <th>Last updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.data.map((config) => (
-              <tr key={config.id}>
-                <td>
-                  <Link href={`/${config.id}`}>{config.name}</Link>
-                </td>
-                <td>
-                  <code>{config.slug}</code>
-                </td>
-                {orgLevel ? <td>{workspaceLabel(workspaces.options, config.workspace_id)}</td> : null}
-                <td>{config.version}</td>
-                <td>{config.status}</td>
-                <td>{formatTime(config.last_updated_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {list.data && list.data.total === 0 ? <p class="muted">No configs here yet.</p> : null}
-      {list.data ? (
-        <Pager
-          page={page}
-          pageSize={CONFIGS_PAGE_SIZE}
-          total={list.data.total}
-          onPage={setPage}
-          label="configs"
-        />
-      ) : null}
+      <ListTable
+        testId="configs-table"
+        class="striped"
+        columns={['Name', 'Slug', orgLevel && 'Workspace', 'Version', 'Status', 'Last updated']}
+        loading={list.loading}
+        error={list.error}
+        rows={list.data?.data}
+        empty="No configs here yet."
+        pager={
+          <ListPager
+            page={page}
+            pageSize={CONFIGS_PAGE_SIZE}
+            total={list.data?.total}
+            onPage={setPage}
+            label="configs"
+          />
+        }
+      >
+        {list.data?.data.map((config) => (
+          <tr key={config.id}>
+            <td>
+              <Link href={`/${config.id}`}>{config.name}</Link>
+            </td>
+            <td>
+              <code>{config.slug}</code>
+            </td>
+            {orgLevel ? <td>{workspaceLabel(workspaces.options, config.workspace_id)}</td> : null}
+            <td>{config.version}</td>
+            <td>{config.status}</td>
+            <td>{formatTime(config.last_updated_at)}</td>
+          </tr>
+        ))}
+      </ListTable>
     </Page>
   );
 }

@@ -3,12 +3,8 @@
 import { Link } from 'wouter-preact';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { CursorPager, PAGE_SIZES } from '../components/cursor-pager.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
-import { Page } from '../components/page.js';
-import { errorShownByField, filterNames, UrlFilterForm } from '../components/url-filter-form.js';
-import { pageSizeOf, withFilters } from '../components/url-query.js';
+import { UrlListPage } from '../components/url-list-page.js';
 import { useApi } from '../components/use-api.js';
 import { useUrlQuery } from '../components/use-url-query.js';
 import { useConsole } from '../context.js';
@@ -18,104 +14,73 @@ type FeedbackQuery = NonNullable<ApiPaths['/feedback']['get']['parameters']['que
 
 export function FeedbackPage() {
   const { api, me } = useConsole();
-  const { search, params, go, set } = useUrlQuery('/feedback');
+  const url = useUrlQuery('/feedback');
   const organisationLevel = isOrganisationLevel(me);
-  const fields = feedbackFilterFields(organisationLevel);
-  const names = filterNames(fields, true);
   const feedback = useApi(
     async () =>
       unwrap(
         await api.GET('/feedback', {
-          params: { query: feedbackQuery(params, Date.now(), organisationLevel) as FeedbackQuery },
+          params: { query: feedbackQuery(url.params, Date.now(), organisationLevel) as FeedbackQuery },
         }),
       ),
-    [search],
+    [url.search],
   );
   const rows = feedback.data?.data ?? [];
   const logsVisible = can(me, 'logs.list');
   return (
-    <Page
+    <UrlListPage
       title="Feedback"
-      actions={
-        <button
-          type="button"
-          class="secondary outline"
-          onClick={feedback.reload}
-          aria-busy={feedback.loading}
-        >
-          Refresh
-        </button>
-      }
+      url={url}
+      fields={feedbackFilterFields(organisationLevel)}
+      loaded={feedback}
+      defaultPageSize={FEEDBACK_PAGE_SIZE}
+      testId="feedback-table"
+      class="striped"
+      columns={[
+        'Given',
+        'Trace ID',
+        'Value',
+        'Weight',
+        'Metadata',
+        'By',
+        organisationLevel && 'Workspace',
+        'Updated',
+      ]}
+      empty="No feedback matches these filters."
     >
-      <UrlFilterForm
-        label="Filters"
-        fields={fields}
-        timeRange
-        search={params}
-        error={feedback.error}
-        apply={(values) => go(withFilters(params, names, values))}
-      />
-      {errorShownByField(feedback.error, names) ? null : <ErrorBanner error={feedback.error} />}
-      <div class="table-scroll">
-        <table class="dense striped" data-testid="feedback-table" aria-busy={feedback.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Given</th>
-              <th scope="col">Trace ID</th>
-              <th scope="col">Value</th>
-              <th scope="col">Weight</th>
-              <th scope="col">Metadata</th>
-              <th scope="col">By</th>
-              {organisationLevel ? <th scope="col">Workspace</th> : null}
-              <th scope="col">Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((f) => (
-              <tr key={f.id} data-testid="feedback-row">
-                <td>{formatTime(f.created_at)}</td>
-                <td>
-                  {logsVisible ? (
-                    <Link
-                      href={`/logs?trace_id=${encodeURIComponent(f.trace_id)}`}
-                      title="The request logs of this trace"
-                    >
-                      <code class="trace-id">{f.trace_id}</code>
-                    </Link>
-                  ) : (
-                    <code class="trace-id">{f.trace_id}</code>
-                  )}
-                </td>
-                <td>
-                  <span class={f.value < 0 ? 'status status-error' : 'status status-ok'}>{f.value}</span>
-                </td>
-                <td>{f.weight}</td>
-                <td>
-                  {Object.entries(f.metadata)
-                    .map(([k, v]) => `${k}=${v}`)
-                    .join(', ') || '–'}
-                </td>
-                <td>{f.created_by.display_name ?? f.created_by.type}</td>
-                {organisationLevel ? (
-                  <td>
-                    <code class="trace-id">{f.workspace_id ?? '–'}</code>
-                  </td>
-                ) : null}
-                <td>{formatTime(f.last_updated_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {feedback.data && rows.length === 0 ? <p class="muted">No feedback matches these filters.</p> : null}
-      <CursorPager
-        cursor={params.get('cursor') ?? undefined}
-        nextCursor={feedback.loading ? undefined : feedback.data?.next_cursor}
-        pageSize={pageSizeOf(params, PAGE_SIZES, FEEDBACK_PAGE_SIZE)}
-        shown={rows.length}
-        go={(cursor) => set('cursor', cursor)}
-        setPageSize={(size) => set('page_size', String(size))}
-      />
-    </Page>
+      {rows.map((f) => (
+        <tr key={f.id} data-testid="feedback-row">
+          <td>{formatTime(f.created_at)}</td>
+          <td>
+            {logsVisible ? (
+              <Link
+                href={`/logs?trace_id=${encodeURIComponent(f.trace_id)}`}
+                title="The request logs of this trace"
+              >
+                <code class="trace-id">{f.trace_id}</code>
+              </Link>
+            ) : (
+              <code class="trace-id">{f.trace_id}</code>
+            )}
+          </td>
+          <td>
+            <span class={f.value < 0 ? 'status status-error' : 'status status-ok'}>{f.value}</span>
+          </td>
+          <td>{f.weight}</td>
+          <td>
+            {Object.entries(f.metadata)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', ') || '–'}
+          </td>
+          <td>{f.created_by.display_name ?? f.created_by.type}</td>
+          {organisationLevel ? (
+            <td>
+              <code class="trace-id">{f.workspace_id ?? '–'}</code>
+            </td>
+          ) : null}
+          <td>{formatTime(f.last_updated_at)}</td>
+        </tr>
+      ))}
+    </UrlListPage>
   );
 }

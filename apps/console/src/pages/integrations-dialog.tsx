@@ -2,15 +2,14 @@
 // filled from the API: it returns them masked), options of the type (custom_host...), allowed
 // models and workspace access. The API validates; its errors are shown by the field they name.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS, type AiProvider } from '../api/catalogue.js';
 import { type ApiPaths, unwrap } from '../api/client.js';
-import { ErrorBanner } from '../components/error-banner.js';
+import { DialogActions, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
-import { errorFor, unplacedError } from '../components/form-errors.js';
+import { errorFor } from '../components/form-errors.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { useConsole } from '../context.js';
 import {
-  AI_PROVIDERS,
-  type AiProvider,
   createBody,
   credentialShapes,
   editForm,
@@ -47,42 +46,33 @@ export function IntegrationDialog(props: {
   const [form, setForm] = useState<IntegrationForm>(() =>
     existing ? editForm(existing.integration, existing.workspaces) : emptyIntegrationForm(),
   );
-  const [error, setError] = useState<Error | undefined>();
-  const [busy, setBusy] = useState(false);
   const set = (patch: Partial<IntegrationForm>) => setForm((f) => ({ ...f, ...patch }));
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (!existing) {
-        unwrap(await api.POST('/integrations', { body: createBody(form) as never }));
-      } else {
-        const id = existing.integration.id;
-        const body = updateBody(existing.integration, form);
-        if (Object.keys(body).length > 0)
-          unwrap(
-            await api.PUT('/integrations/{integrationId}', {
-              params: { path: { integrationId: id } },
-              body: body as never,
-            }),
-          );
-        const workspaces = workspaceChanges(existing.workspaces, form.workspaces);
-        if (workspaces)
-          unwrap(
-            await api.PUT('/integrations/{integrationId}/workspaces', {
-              params: { path: { integrationId: id } },
-              body: { workspaces },
-            }),
-          );
-      }
-      props.onClose(true);
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error(String(err)));
-      setBusy(false);
+  const submitting = useSubmit(async () => {
+    if (!existing) {
+      unwrap(await api.POST('/integrations', { body: createBody(form) as never }));
+    } else {
+      const id = existing.integration.id;
+      const body = updateBody(existing.integration, form);
+      if (Object.keys(body).length > 0)
+        unwrap(
+          await api.PUT('/integrations/{integrationId}', {
+            params: { path: { integrationId: id } },
+            body: body as never,
+          }),
+        );
+      const workspaces = workspaceChanges(existing.workspaces, form.workspaces);
+      if (workspaces)
+        unwrap(
+          await api.PUT('/integrations/{integrationId}/workspaces', {
+            params: { path: { integrationId: id } },
+            body: { workspaces },
+          }),
+        );
     }
-  };
+    props.onClose(true);
+  });
+  const { error, submit } = submitting;
 
   const shapes = credentialShapes(form.type);
   const shape = shapes[form.shape] ?? shapes[0];
@@ -289,15 +279,12 @@ export function IntegrationDialog(props: {
             </label>
           </div>
         ) : null}
-        <ErrorBanner error={unplacedError(error, PLACED)} />
-        <footer class="form-actions">
-          <button type="button" class="secondary" onClick={() => props.onClose(false)}>
-            Cancel
-          </button>
-          <button type="submit" aria-busy={busy} disabled={busy}>
-            {existing ? 'Save' : 'Create integration'}
-          </button>
-        </footer>
+        <DialogActions
+          submitting={submitting}
+          placed={PLACED}
+          submitLabel={existing ? 'Save' : 'Create integration'}
+          onCancel={() => props.onClose(false)}
+        />
       </form>
     </ModalDialog>
   );

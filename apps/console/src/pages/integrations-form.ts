@@ -1,25 +1,9 @@
 // The integrations page's pure logic: the credential shapes and options each provider type takes
 // (docs/admin-api/integrations.md), and the create / update requests from the form. Credentials
-// are write-only: the form starts empty, and an update sends them only when some were typed.
+// are write-only: the form starts empty, and an update sends them only when some were typed. The
+// provider types themselves are generated from the control plane's list (api/catalogue.ts).
 
-export const AI_PROVIDERS = [
-  'openai',
-  'anthropic',
-  'azure-openai',
-  'vertex-ai',
-  'bedrock',
-  'groq',
-  'mistral-ai',
-  'cohere',
-  'together-ai',
-  'deepseek',
-  'fireworks-ai',
-  'perplexity-ai',
-  'openrouter',
-  'ollama',
-  'openai-compatible',
-] as const;
-export type AiProvider = (typeof AI_PROVIDERS)[number];
+import type { AiProvider } from '../api/catalogue.js';
 
 export interface CredentialField {
   readonly name: string;

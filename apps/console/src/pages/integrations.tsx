@@ -2,18 +2,19 @@
 // filtered by type, status and workspace, paginated by the API), with their credentials as the API
 // returns them (masked); create, edit (credentials re-typed or kept), workspace access, delete.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
+import { ListTable, RowButton } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { type Integration, IntegrationDialog } from './integrations-dialog.js';
-import { AI_PROVIDERS, maskedEntries } from './integrations-form.js';
+import { maskedEntries } from './integrations-form.js';
 
 const PAGE_SIZE = 25;
 
@@ -124,92 +125,69 @@ export function IntegrationsPage() {
           onChange={(workspace) => filter({ workspace })}
         />
       </form>
-      <ErrorBanner error={list.error ?? actionError} />
-      <table class="dense" data-testid="integrations-table" aria-busy={list.loading}>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Slug</th>
-            <th>Type</th>
-            <th>Status</th>
-            <th>Credentials</th>
-            <th>Options</th>
-            <th>Workspaces</th>
-            <th>Created</th>
-            <th>
-              <span class="visually-hidden">Actions</span>
-            </th>
+      <ListTable
+        testId="integrations-table"
+        columns={['Name', 'Slug', 'Type', 'Status', 'Credentials', 'Options', 'Workspaces', 'Created']}
+        hiddenColumn="Actions"
+        loading={list.loading}
+        error={list.error ?? actionError}
+        rows={list.data?.data}
+        empty="No integration matches these filters."
+        pager={
+          <ListPager
+            page={filters.page}
+            pageSize={PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(page) => setFilters((f) => ({ ...f, page }))}
+          />
+        }
+      >
+        {rows.map((i) => (
+          <tr key={i.id} data-testid={`integration-${i.slug}`}>
+            <td>{i.name}</td>
+            <td>
+              <code>{i.slug}</code>
+            </td>
+            <td>{i.ai_provider}</td>
+            <td>
+              <span class={`status status-${i.status}`}>{i.status}</span>
+            </td>
+            <td data-testid="integration-credentials">
+              {maskedEntries(i.credentials).map(([name, value]) => (
+                <div key={name}>
+                  {name} <code>{value}</code>
+                </div>
+              ))}
+              {i.credentials === null ? <span class="muted">none</span> : null}
+            </td>
+            <td>
+              {Object.entries(i.options).map(([name, value]) => (
+                <div key={name}>
+                  {name} <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+                </div>
+              ))}
+            </td>
+            <td>{i.allow_all_workspaces ? 'all' : i.workspaces.filter((w) => w.enabled).length}</td>
+            <td>{formatTime(i.created_at)}</td>
+            <td class="row-actions">
+              {can(me, 'integrations.update') && can(me, 'integrations.read') ? (
+                <RowButton label={`Edit ${i.name}`} onClick={() => edit(i)}>
+                  Edit
+                </RowButton>
+              ) : null}
+              {can(me, 'integrations.delete') ? (
+                <RowButton
+                  label={`Delete ${i.name}`}
+                  danger
+                  onClick={() => setDialog({ kind: 'delete', integration: i })}
+                >
+                  Delete
+                </RowButton>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((i) => (
-            <tr key={i.id} data-testid={`integration-${i.slug}`}>
-              <td>{i.name}</td>
-              <td>
-                <code>{i.slug}</code>
-              </td>
-              <td>{i.ai_provider}</td>
-              <td>
-                <span class={`status status-${i.status}`}>{i.status}</span>
-              </td>
-              <td data-testid="integration-credentials">
-                {maskedEntries(i.credentials).map(([name, value]) => (
-                  <div key={name}>
-                    {name} <code>{value}</code>
-                  </div>
-                ))}
-                {i.credentials === null ? <span class="muted">none</span> : null}
-              </td>
-              <td>
-                {Object.entries(i.options).map(([name, value]) => (
-                  <div key={name}>
-                    {name} <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-                  </div>
-                ))}
-              </td>
-              <td>{i.allow_all_workspaces ? 'all' : i.workspaces.filter((w) => w.enabled).length}</td>
-              <td>{formatTime(i.created_at)}</td>
-              <td class="row-actions">
-                {can(me, 'integrations.update') && can(me, 'integrations.read') ? (
-                  <button
-                    type="button"
-                    class="secondary outline"
-                    onClick={() => edit(i)}
-                    aria-label={`Edit ${i.name}`}
-                  >
-                    Edit
-                  </button>
-                ) : null}
-                {can(me, 'integrations.delete') ? (
-                  <button
-                    type="button"
-                    class="danger outline"
-                    onClick={() => setDialog({ kind: 'delete', integration: i })}
-                    aria-label={`Delete ${i.name}`}
-                  >
-                    Delete
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-          {list.data && rows.length === 0 ? (
-            <tr>
-              <td colSpan={9} class="muted">
-                No integration matches these filters.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      {list.data ? (
-        <ListPager
-          page={filters.page}
-          pageSize={PAGE_SIZE}
-          total={list.data.total}
-          onPage={(page) => setFilters((f) => ({ ...f, page }))}
-        />
-      ) : null}
+        ))}
+      </ListTable>
       {dialog?.kind === 'create' ? <IntegrationDialog onClose={closed} /> : null}
       {dialog?.kind === 'edit' ? (
         <IntegrationDialog

@@ -4,12 +4,9 @@ import { useState } from 'preact/hooks';
 import { Link, useLocation } from 'wouter-preact';
 import { ApiError, unwrap } from '../api/client.js';
 import { isOrganisationLevel } from '../api/me.js';
-import { CursorPager, PAGE_SIZES } from '../components/cursor-pager.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatMs, formatNumber, formatTime, formatUsd } from '../components/format.js';
-import { Page } from '../components/page.js';
-import { errorShownByField, filterNames, UrlFilterForm } from '../components/url-filter-form.js';
-import { fieldOfParam, pageSizeOf, withFilters } from '../components/url-query.js';
+import { UrlListPage } from '../components/url-list-page.js';
+import { fieldOfParam } from '../components/url-query.js';
 import { useApi } from '../components/use-api.js';
 import { useUrlQuery } from '../components/use-url-query.js';
 import { useConsole } from '../context.js';
@@ -18,9 +15,9 @@ import type { LogRow, LogsQuery } from './logs-types.js';
 
 export function LogsList() {
   const { api, me } = useConsole();
-  const { search, params, go, set: setParam } = useUrlQuery(LOGS_PATH);
+  const url = useUrlQuery(LOGS_PATH);
+  const { search, params } = url;
   const organisationLevel = isOrganisationLevel(me);
-  const fields = logFilterFields(organisationLevel);
   const logs = useApi(
     async () =>
       unwrap(
@@ -34,67 +31,32 @@ export function LogsList() {
   const rows = logs.data?.data ?? [];
   const apiError = logs.error instanceof ApiError ? logs.error : undefined;
   const errorField = fieldOfParam(apiError?.param);
-  const shownByField = errorShownByField(logs.error, [...filterNames(fields, true), 'trace_id']);
   return (
-    <Page
+    <UrlListPage
       title="Logs"
-      actions={
-        <button type="button" class="secondary outline" onClick={logs.reload} aria-busy={logs.loading}>
-          Refresh
-        </button>
+      url={url}
+      fields={logFilterFields(organisationLevel)}
+      fieldParams={['trace_id']}
+      loaded={logs}
+      defaultPageSize={DEFAULT_PAGE_SIZE}
+      before={
+        <TraceSearch
+          key={params.get('trace_id') ?? ''}
+          value={params.get('trace_id') ?? ''}
+          error={errorField === 'trace_id' ? apiError?.message : undefined}
+          onSearch={(traceId) => url.set('trace_id', traceId)}
+        />
       }
+      testId="logs-table"
+      class="logs-table striped"
+      columns={['Time', 'Status', 'Provider', 'Model', 'Tokens', 'Cost', 'Latency', 'Trace ID', 'Cache']}
+      empty="No request logs match these filters."
+      emptyTestId="logs-empty"
     >
-      <TraceSearch
-        key={params.get('trace_id') ?? ''}
-        value={params.get('trace_id') ?? ''}
-        error={errorField === 'trace_id' ? apiError?.message : undefined}
-        onSearch={(traceId) => setParam('trace_id', traceId)}
-      />
-      <UrlFilterForm
-        label="Filters"
-        fields={fields}
-        timeRange
-        search={params}
-        error={logs.error}
-        apply={(values) => go(withFilters(params, filterNames(fields, true), values))}
-      />
-      {shownByField ? null : <ErrorBanner error={logs.error} />}
-      <div class="table-scroll">
-        <table class="dense logs-table striped" data-testid="logs-table" aria-busy={logs.loading}>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Status</th>
-              <th scope="col">Provider</th>
-              <th scope="col">Model</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Latency</th>
-              <th scope="col">Trace ID</th>
-              <th scope="col">Cache</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((log) => (
-              <LogRowView key={log.id} log={log} href={`/${log.id}${search ? `?${search}` : ''}`} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {logs.data && rows.length === 0 ? (
-        <p class="muted" data-testid="logs-empty">
-          No request logs match these filters.
-        </p>
-      ) : null}
-      <CursorPager
-        cursor={params.get('cursor') ?? undefined}
-        nextCursor={logs.loading ? undefined : logs.data?.next_cursor}
-        pageSize={pageSizeOf(params, PAGE_SIZES, DEFAULT_PAGE_SIZE)}
-        shown={rows.length}
-        go={(cursor) => setParam('cursor', cursor)}
-        setPageSize={(size) => setParam('page_size', String(size))}
-      />
-    </Page>
+      {rows.map((log) => (
+        <LogRowView key={log.id} log={log} href={`/${log.id}${search ? `?${search}` : ''}`} />
+      ))}
+    </UrlListPage>
   );
 }
 

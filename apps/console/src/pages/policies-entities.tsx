@@ -5,10 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { can } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { ListPager } from '../components/list-pager.js';
 import { UsageBar } from '../components/usage-bar.js';
 import { useApi } from '../components/use-api.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 import {
   type AnyPolicy,
   isUsagePolicy,
@@ -153,15 +153,13 @@ export function PolicyEntities(props: { kind: PolicyKind; policy: AnyPolicy }) {
       {entities.data && entities.data.total === 0 ? (
         <p class="muted">No active workspace, key or user matches the conditions.</p>
       ) : null}
-      {entities.data ? (
-        <Pager
-          page={page}
-          pageSize={ENTITIES_PAGE_SIZE}
-          total={entities.data.total}
-          onPage={setPage}
-          label="entities"
-        />
-      ) : null}
+      <ListPager
+        page={page}
+        pageSize={ENTITIES_PAGE_SIZE}
+        total={entities.data?.total}
+        onPage={setPage}
+        label="entities"
+      />
     </section>
   );
 }

@@ -4,12 +4,12 @@
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { ErrorBanner } from '../components/error-banner.js';
+import { ListPager } from '../components/list-pager.js';
+import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
 import { useConsole } from '../context.js';
-import { Pager } from './configs-pager.js';
 import { listPolicies, policyScope } from './policies-api.js';
 import type { PolicyKind } from './policies-body.js';
 import { Conditions, GroupBy, limitText } from './policies-describe.js';
@@ -92,53 +92,45 @@ export function PoliciesList(props: { kind: PolicyKind }) {
           </select>
         </label>
       </form>
-      <ErrorBanner error={list.error} />
-      <div class="overflow-auto">
-        <table class="dense striped" aria-busy={list.loading} data-testid="policies-table">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Limit</th>
-              <th>Conditions</th>
-              <th>Group by</th>
-              <th>Applies to</th>
-              <th>Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.data?.data.map((policy) => (
-              <tr key={policy.id}>
-                <td>
-                  <Link href={policiesHref(props.kind, { id: policy.id })}>{policy.name}</Link>
-                </td>
-                <td>{limitText(policy)}</td>
-                <td>
-                  <Conditions policy={policy} workspaces={workspaces.options} />
-                </td>
-                <td>
-                  <GroupBy policy={policy} />
-                </td>
-                <td>
-                  {policy.workspace_id === null
-                    ? 'the organisation'
-                    : workspaceLabel(workspaces.options, policy.workspace_id)}
-                </td>
-                <td>{policy.status}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {list.data && list.data.total === 0 ? <p class="muted">No policies here yet.</p> : null}
-      {list.data ? (
-        <Pager
-          page={filter.page}
-          pageSize={POLICIES_PAGE_SIZE}
-          total={list.data.total}
-          onPage={(page) => setFilter({ ...filter, page })}
-          label="policies"
-        />
-      ) : null}
+      <ListTable
+        testId="policies-table"
+        class="striped"
+        columns={['Name', 'Limit', 'Conditions', 'Group by', 'Applies to', 'Status']}
+        loading={list.loading}
+        error={list.error}
+        rows={list.data?.data}
+        empty="No policies here yet."
+        pager={
+          <ListPager
+            page={filter.page}
+            pageSize={POLICIES_PAGE_SIZE}
+            total={list.data?.total}
+            onPage={(page) => setFilter({ ...filter, page })}
+            label="policies"
+          />
+        }
+      >
+        {list.data?.data.map((policy) => (
+          <tr key={policy.id}>
+            <td>
+              <Link href={policiesHref(props.kind, { id: policy.id })}>{policy.name}</Link>
+            </td>
+            <td>{limitText(policy)}</td>
+            <td>
+              <Conditions policy={policy} workspaces={workspaces.options} />
+            </td>
+            <td>
+              <GroupBy policy={policy} />
+            </td>
+            <td>
+              {policy.workspace_id === null
+                ? 'the organisation'
+                : workspaceLabel(workspaces.options, policy.workspace_id)}
+            </td>
+            <td>{policy.status}</td>
+          </tr>
+        ))}
+      </ListTable>
     </Page>
   );
 }

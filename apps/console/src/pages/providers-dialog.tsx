@@ -4,9 +4,8 @@
 import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
-import { ErrorBanner } from '../components/error-banner.js';
+import { DialogActions, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
-import { unplacedError } from '../components/form-errors.js';
 import { LimitsFields } from '../components/limits-fields.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { useApi } from '../components/use-api.js';
@@ -41,32 +40,23 @@ export function ProviderDialog(props: { existing?: Provider; onClose(changed: bo
   const [form, setForm] = useState<ProviderForm>(() =>
     existing ? providerEditForm(existing) : emptyProviderForm(me.workspace?.id ?? ''),
   );
-  const [error, setError] = useState<Error | undefined>();
-  const [busy, setBusy] = useState(false);
   const set = (patch: Partial<ProviderForm>) => setForm((f) => ({ ...f, ...patch }));
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      if (existing) {
-        const body = updateProviderBody(existing, form);
-        if (Object.keys(body).length > 0)
-          unwrap(
-            await api.PUT('/providers/{providerId}', {
-              params: { path: { providerId: existing.id } },
-              body: body as never,
-            }),
-          );
-      } else {
-        unwrap(await api.POST('/providers', { body: createProviderBody(form) as never }));
-      }
-      props.onClose(true);
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error(String(err)));
-      setBusy(false);
+  const submitting = useSubmit(async () => {
+    if (existing) {
+      const body = updateProviderBody(existing, form);
+      if (Object.keys(body).length > 0)
+        unwrap(
+          await api.PUT('/providers/{providerId}', {
+            params: { path: { providerId: existing.id } },
+            body: body as never,
+          }),
+        );
+    } else {
+      unwrap(await api.POST('/providers', { body: createProviderBody(form) as never }));
     }
-  };
+    props.onClose(true);
+  });
+  const { error, submit } = submitting;
   return (
     <ModalDialog
       title={existing ? `Edit provider "@${existing.slug}"` : 'Create a provider'}
@@ -144,15 +134,12 @@ export function ProviderDialog(props: { existing?: Provider; onClose(changed: bo
           <summary>Limits and expiry</summary>
           <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
         </details>
-        <ErrorBanner error={unplacedError(error, PLACED)} />
-        <footer class="form-actions">
-          <button type="button" class="secondary" onClick={() => props.onClose(false)}>
-            Cancel
-          </button>
-          <button type="submit" aria-busy={busy} disabled={busy}>
-            {existing ? 'Save' : 'Create provider'}
-          </button>
-        </footer>
+        <DialogActions
+          submitting={submitting}
+          placed={PLACED}
+          submitLabel={existing ? 'Save' : 'Create provider'}
+          onCancel={() => props.onClose(false)}
+        />
       </form>
     </ModalDialog>
   );

@@ -4,9 +4,9 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
+import { ListTable, RowButton } from '../components/list-table.js';
 import { useApi } from '../components/use-api.js';
 import { useConsole } from '../context.js';
 
@@ -39,65 +39,43 @@ export function VirtualKeysList(props: { workspace: string; workspaceName(id: st
         from an integration takes its credentials from it; one created through the legacy API holds its own,
         shown masked.
       </p>
-      <ErrorBanner error={list.error} />
-      <table class="dense" aria-busy={list.loading}>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Slug</th>
-            <th>Provider</th>
-            <th>Workspace</th>
-            <th>Key</th>
-            <th>Status</th>
-            <th>Created</th>
-            <th>
-              <span class="visually-hidden">Actions</span>
-            </th>
+      <ListTable
+        testId="virtual-keys-table"
+        columns={['Name', 'Slug', 'Provider', 'Workspace', 'Key', 'Status', 'Created']}
+        hiddenColumn="Actions"
+        loading={list.loading}
+        error={list.error}
+        rows={list.data?.data}
+        empty="No virtual key."
+        pager={<ListPager page={page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />}
+      >
+        {rows.map((v) => (
+          <tr key={v.id}>
+            <td>{v.name}</td>
+            <td>
+              <code>{v.slug}</code>
+            </td>
+            <td>{v.provider}</td>
+            <td>{props.workspaceName(v.workspace_id)}</td>
+            <td>
+              {v.key ? (
+                <code>{v.key}</code>
+              ) : (
+                <span class="muted">{v.integration_id ? 'from its integration' : 'none'}</span>
+              )}
+            </td>
+            <td>{v.status}</td>
+            <td>{formatTime(v.created_at)}</td>
+            <td class="row-actions">
+              {can(me, 'virtual_keys.delete') ? (
+                <RowButton danger onClick={() => setDeleting({ id: v.id, name: v.name })}>
+                  Delete
+                </RowButton>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((v) => (
-            <tr key={v.id}>
-              <td>{v.name}</td>
-              <td>
-                <code>{v.slug}</code>
-              </td>
-              <td>{v.provider}</td>
-              <td>{props.workspaceName(v.workspace_id)}</td>
-              <td>
-                {v.key ? (
-                  <code>{v.key}</code>
-                ) : (
-                  <span class="muted">{v.integration_id ? 'from its integration' : 'none'}</span>
-                )}
-              </td>
-              <td>{v.status}</td>
-              <td>{formatTime(v.created_at)}</td>
-              <td>
-                {can(me, 'virtual_keys.delete') ? (
-                  <button
-                    type="button"
-                    class="danger outline"
-                    onClick={() => setDeleting({ id: v.id, name: v.name })}
-                  >
-                    Delete
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-          {list.data && rows.length === 0 ? (
-            <tr>
-              <td colSpan={8} class="muted">
-                No virtual key.
-              </td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      {list.data ? (
-        <ListPager page={page} pageSize={PAGE_SIZE} total={list.data.total} onPage={setPage} />
-      ) : null}
+        ))}
+      </ListTable>
       {deleting ? (
         <ConfirmDialog
           title={`Delete virtual key "${deleting.name}"?`}

@@ -3,19 +3,19 @@
 // integration the workspace may use, edit its limits, models, expiry and status, delete it. The
 // legacy virtual keys view of the same records is a second tab.
 import { useState } from 'preact/hooks';
+import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { describeRate, describeUsage } from '../components/limits-form.js';
 import { ListPager } from '../components/list-pager.js';
+import { ListTable, RowButton } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { useWorkspaceNames } from './api-keys-workspaces.js';
-import { AI_PROVIDERS } from './integrations-form.js';
 import { type Provider, ProviderDialog } from './providers-dialog.js';
 import { VirtualKeysList } from './providers-virtual-keys.js';
 
@@ -137,85 +137,63 @@ export function ProvidersPage() {
       {tab === 'virtual-keys' ? (
         <VirtualKeysList workspace={filters.workspace} workspaceName={workspaceName} />
       ) : (
-        <>
-          <ErrorBanner error={list.error} />
-          <table class="dense" data-testid="providers-table" aria-busy={list.loading}>
-            <thead>
-              <tr>
-                <th>Provider</th>
-                <th>Name</th>
-                <th>Type</th>
-                <th>Workspace</th>
-                <th>Status</th>
-                <th>Limits</th>
-                <th>Expires</th>
-                <th>Created</th>
-                <th>
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((p) => (
-                <tr key={p.id} data-testid={`provider-${p.slug}`}>
-                  <td>
-                    <code>@{p.slug}</code>
-                  </td>
-                  <td>{p.name}</td>
-                  <td>{p.ai_provider}</td>
-                  <td>{workspaceName(p.workspace_id)}</td>
-                  <td>
-                    <span class={`status status-${p.status}`}>{p.status}</span>
-                  </td>
-                  <td>
-                    {[...p.rate_limits.map(describeRate), ...p.usage_limits.map(describeUsage)].join(
-                      '; ',
-                    ) || <span class="muted">none</span>}
-                  </td>
-                  <td>{p.expires_at ? formatTime(p.expires_at) : 'never'}</td>
-                  <td>{formatTime(p.created_at)}</td>
-                  <td class="row-actions">
-                    {can(me, 'providers.update') ? (
-                      <button
-                        type="button"
-                        class="secondary outline"
-                        aria-label={`Edit @${p.slug}`}
-                        onClick={() => setDialog({ kind: 'edit', provider: p })}
-                      >
-                        Edit
-                      </button>
-                    ) : null}
-                    {can(me, 'providers.delete') ? (
-                      <button
-                        type="button"
-                        class="danger outline"
-                        aria-label={`Delete @${p.slug}`}
-                        onClick={() => setDialog({ kind: 'delete', provider: p })}
-                      >
-                        Delete
-                      </button>
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-              {list.data && rows.length === 0 ? (
-                <tr>
-                  <td colSpan={9} class="muted">
-                    No provider matches these filters.
-                  </td>
-                </tr>
-              ) : null}
-            </tbody>
-          </table>
-          {list.data ? (
+        <ListTable
+          testId="providers-table"
+          columns={['Provider', 'Name', 'Type', 'Workspace', 'Status', 'Limits', 'Expires', 'Created']}
+          hiddenColumn="Actions"
+          loading={list.loading}
+          error={list.error}
+          rows={list.data?.data}
+          empty="No provider matches these filters."
+          pager={
             <ListPager
               page={filters.page}
               pageSize={PAGE_SIZE}
-              total={list.data.total}
+              total={list.data?.total}
               onPage={(page) => setFilters((f) => ({ ...f, page }))}
             />
-          ) : null}
-        </>
+          }
+        >
+          {rows.map((p) => (
+            <tr key={p.id} data-testid={`provider-${p.slug}`}>
+              <td>
+                <code>@{p.slug}</code>
+              </td>
+              <td>{p.name}</td>
+              <td>{p.ai_provider}</td>
+              <td>{workspaceName(p.workspace_id)}</td>
+              <td>
+                <span class={`status status-${p.status}`}>{p.status}</span>
+              </td>
+              <td>
+                {[...p.rate_limits.map(describeRate), ...p.usage_limits.map(describeUsage)].join('; ') || (
+                  <span class="muted">none</span>
+                )}
+              </td>
+              <td>{p.expires_at ? formatTime(p.expires_at) : 'never'}</td>
+              <td>{formatTime(p.created_at)}</td>
+              <td class="row-actions">
+                {can(me, 'providers.update') ? (
+                  <RowButton
+                    label={`Edit @${p.slug}`}
+                    onClick={() => setDialog({ kind: 'edit', provider: p })}
+                  >
+                    Edit
+                  </RowButton>
+                ) : null}
+                {can(me, 'providers.delete') ? (
+                  <RowButton
+                    label={`Delete @${p.slug}`}
+                    danger
+                    onClick={() => setDialog({ kind: 'delete', provider: p })}
+                  >
+                    Delete
+                  </RowButton>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       {dialog?.kind === 'create' ? <ProviderDialog onClose={closed} /> : null}
       {dialog?.kind === 'edit' ? <ProviderDialog existing={dialog.provider} onClose={closed} /> : null}

@@ -1,0 +1,83 @@
+// A list page's table, the same on every list (keys, integrations, providers, configs, policies, logs,
+// audit, feedback): the API's error above it, the table (busy while a page loads, scrolling sideways
+// when narrow), its column headers, a line saying nothing matches once a page has loaded empty, and
+// the page's pager below. The rows and the pager are the page's own.
+import type { ComponentChildren } from 'preact';
+import { ErrorBanner } from './error-banner.js';
+
+export interface ListTableProps {
+  readonly testId: string;
+  /** Table classes besides `dense` (`striped`, a page's own). */
+  readonly class?: string;
+  /** Column headers; `false` drops a column (e.g. the workspace for a workspace caller). */
+  readonly columns: readonly (string | false)[];
+  /** A last column without a visible header (row actions), named for screen readers. */
+  readonly hiddenColumn?: string;
+  readonly loading: boolean;
+  /** The error to show above the table (undefined when none, or a form field shows it). */
+  readonly error: Error | undefined;
+  /** The rows of the page shown (undefined: not loaded); none shows `empty`. */
+  readonly rows: readonly unknown[] | undefined;
+  readonly empty: string;
+  readonly emptyTestId?: string;
+  readonly pager?: ComponentChildren;
+  readonly children: ComponentChildren;
+}
+
+export function ListTable(props: ListTableProps) {
+  return (
+    <>
+      <ErrorBanner error={props.error} />
+      <div class="table-scroll">
+        <table
+          class={props.class ? `dense ${props.class}` : 'dense'}
+          data-testid={props.testId}
+          aria-busy={props.loading}
+        >
+          <thead>
+            <tr>
+              {props.columns.map((name) =>
+                name === false ? null : (
+                  <th key={name} scope="col">
+                    {name}
+                  </th>
+                ),
+              )}
+              {props.hiddenColumn ? (
+                <th scope="col">
+                  <span class="visually-hidden">{props.hiddenColumn}</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>{props.children}</tbody>
+        </table>
+      </div>
+      {props.rows?.length === 0 ? (
+        <p class="muted" data-testid={props.emptyTestId}>
+          {props.empty}
+        </p>
+      ) : null}
+      {props.pager}
+    </>
+  );
+}
+
+/** A row's action button (edit, delete...): `label` names it for screen readers, with the row's name. */
+export function RowButton(props: {
+  readonly children: string;
+  readonly label?: string;
+  readonly danger?: boolean;
+  onClick(): void;
+}) {
+  return (
+    <button
+      type="button"
+      class={props.danger ? 'danger outline' : 'secondary outline'}
+      aria-label={props.label}
+      onClick={props.onClick}
+    >
+      {props.children}
+    </button>
+  );
+}
