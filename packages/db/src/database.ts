@@ -35,6 +35,11 @@ export function createDatabase<DB>(options: DatabaseOptions): Database<DB> {
   });
   // An idle client losing its server must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
+  // Nor may a checked-out one (pg-pool listens on idle clients only): its holder's next query fails
+  // and the pool drops it on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   let closed: Promise<void> | undefined;
   return {
