@@ -4,10 +4,10 @@ import type { paths } from './schema.js';
 
 export type Me = paths['/me']['get']['responses']['200']['content']['application/json'];
 
-export function can(me: Me, scope: string): boolean {
+export function can(me: Pick<Me, 'scopes'>, scope: string): boolean {
   return me.scopes.includes(scope);
 }
 
-export function isOrganisationLevel(me: Me): boolean {
+export function isOrganisationLevel(me: Pick<Me, 'workspace'>): boolean {
   return me.workspace === null;
 }

@@ -3,7 +3,7 @@
 // API filters; the browser never loads them all). Without workspaces.list it types an id or slug.
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
-import { can } from '../api/me.js';
+import { can, isOrganisationLevel } from '../api/me.js';
 import { useConsole } from '../context.js';
 import { useApi } from './use-api.js';
 
@@ -20,7 +20,7 @@ export function WorkspaceSelect(props: {
 }) {
   const { api, me } = useConsole();
   const [filter, setFilter] = useState('');
-  const listable = me.workspace === null && can(me, 'workspaces.list');
+  const listable = isOrganisationLevel(me) && can(me, 'workspaces.list');
   const list = useApi(
     async () =>
       listable

@@ -3,7 +3,7 @@
 // its refusals are shown by the field they name (scopes, expiry, limits, workspace, user).
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
-import { can } from '../api/me.js';
+import { can, isOrganisationLevel } from '../api/me.js';
 import { DialogActions, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
 import { LimitsFields } from '../components/limits-fields.js';
@@ -172,7 +172,7 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
 function UserField(props: { value: string; onChange(id: string): void; error: unknown }) {
   const { api, me } = useConsole();
   const [filter, setFilter] = useState('');
-  const listable = me.workspace === null && can(me, 'users.list');
+  const listable = isOrganisationLevel(me) && can(me, 'users.list');
   const users = useApi(
     async () =>
       listable

@@ -1,6 +1,6 @@
 // The API keys page's pure logic: which kinds of key the caller may be offered, the list query
 // from the filters, and the creation request from the form (route and body).
-import type { Me } from '../api/me.js';
+import { can, isOrganisationLevel, type Me } from '../api/me.js';
 import { type LimitsState, limitsBody } from '../components/limits-form.js';
 import type { KeyLevel } from '../components/scope-catalogue.js';
 
@@ -25,8 +25,8 @@ export const TYPE_LABEL: Record<'admin' | 'workspace' | 'service', string> = {
  * organisation owners and admins, workspace keys for them and for managers. The API decides again.
  */
 export function kindsFor(me: Pick<Me, 'workspace' | 'role' | 'scopes'>): KeyKind[] {
-  if (!me.scopes.includes('api_keys.create')) return [];
-  const orgAdmin = me.workspace === null && (me.role === 'owner' || me.role === 'admin');
+  if (!can(me, 'api_keys.create')) return [];
+  const orgAdmin = isOrganisationLevel(me) && (me.role === 'owner' || me.role === 'admin');
   const kinds: KeyKind[] = [];
   if (orgAdmin) kinds.push('admin');
   if (orgAdmin || me.role === 'manager') kinds.push('service', 'user');

@@ -1,13 +1,13 @@
 // Workspace names for the keys table, which the API gives as ids: the caller's own workspace, or
 // the first page of the organisation's workspaces (one call); an id not in it shows as the id.
 import { unwrap } from '../api/client.js';
-import { can } from '../api/me.js';
+import { can, isOrganisationLevel } from '../api/me.js';
 import { useApi } from '../components/use-api.js';
 import { useConsole } from '../context.js';
 
 export function useWorkspaceNames(): (id: string | null) => string {
   const { api, me } = useConsole();
-  const listable = me.workspace === null && can(me, 'workspaces.list');
+  const listable = isOrganisationLevel(me) && can(me, 'workspaces.list');
   const list = useApi(
     async () =>
       listable ? unwrap(await api.GET('/workspaces', { params: { query: { page_size: 200 } } })) : undefined,

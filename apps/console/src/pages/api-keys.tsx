@@ -3,7 +3,7 @@
 // detail with edit, disable, rotate and revoke.
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
-import { can } from '../api/me.js';
+import { can, isOrganisationLevel } from '../api/me.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
@@ -68,7 +68,7 @@ export function ApiKeysPage() {
             <option value="expired">expired</option>
           </select>
         </label>
-        {me.workspace === null ? (
+        {isOrganisationLevel(me) ? (
           <WorkspaceSelect
             label="Workspace"
             name="workspace-filter"

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
-import { can } from '../api/me.js';
+import { can, isOrganisationLevel } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { formatTime } from '../components/format.js';
 import { describeRate, describeUsage } from '../components/limits-form.js';
@@ -95,7 +95,7 @@ export function ProvidersPage() {
         </nav>
       ) : null}
       <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
-        {me.workspace === null ? (
+        {isOrganisationLevel(me) ? (
           <WorkspaceSelect
             label="Workspace"
             anyLabel="All workspaces"
