@@ -169,6 +169,22 @@ describe('prompts through the gateway (issue 18)', () => {
       `[prompt label propagation] both replicas: ${delays.map((d) => d.toFixed(1)).join(' ms, ')} ms`,
     );
 
+    // The other forms of reference: the id and the bare slug serve the published version (v1: a new
+    // version is not published), `slug@<n>` that version, whatever the labels say.
+    for (const [ref, messages] of [
+      [id, V1_MESSAGES],
+      ['support-reply', V1_MESSAGES],
+      ['support-reply@1', V1_MESSAGES],
+      ['support-reply@2', V2_MESSAGES],
+    ] as const) {
+      const reply = await complete(world, world.gateways[0], key, ref, { variables: VARIABLES });
+      expect([ref, reply.status, reply.sent?.messages]).toEqual([ref, 200, messages]);
+    }
+    const noVersion = await complete(world, world.gateways[0], key, 'support-reply@3', {
+      variables: VARIABLES,
+    });
+    expect([noVersion.status, noVersion.body.error.code]).toEqual([404, 'prompt_not_found']);
+
     // Overrides (stream, max_tokens) go through like any chat completion, streamed.
     const streamTrace = randomUUID();
     const streamed = await complete(
