@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect } from 'vitest';
 import { pollUntil } from './enforcement-client.test-support.js';
+import { AUDIENCE, ISSUER, startIssuer } from './jwt-issuer.test-support.js';
 import { callAs, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
 
 const UPSTREAM_TOKEN = `mcp-upstream-${randomUUID()}`;
@@ -30,25 +31,33 @@ interface World {
   readonly otherWorkspace: string;
   /** In the user access, limited to 3 requests a minute. */
   readonly limited: string;
+  readonly organisationId: string;
+  /** Signs JWTs the gateway accepts (token authentication, spec 5.4). */
+  readonly signToken: (claims: object) => string;
 }
 
 const test = base.extend<{ world: World }>({
   world: [
     async ({ pg, nats, redis }, use) => {
       const upstream = await startMcpUpstream({ token: UPSTREAM_TOKEN });
-      const stack = await startLogsStack({ pg, nats }, { REDIS_URL: redis.url });
+      const issuer = await startIssuer();
+      const stack = await startLogsStack(
+        { pg, nats },
+        { REDIS_URL: redis.url, JWT_JWKS_URL: issuer.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
+      );
       try {
-        await use(await buildWorld(stack, upstream));
+        await use({ ...(await buildWorld(stack, upstream)), signToken: issuer.sign });
       } finally {
         await stack.close();
         await upstream.close();
+        await issuer.close();
       }
     },
     { scope: 'file' },
   ],
 });
 
-async function buildWorld(stack: LogsStack, upstream: McpUpstream): Promise<World> {
+async function buildWorld(stack: LogsStack, upstream: McpUpstream): Promise<Omit<World, 'signToken'>> {
   const { admin } = stack;
   const ws = await admin.post('/workspaces', { name: 'MCP e2e' });
   const other = await admin.post('/workspaces', { name: 'MCP e2e other' });
@@ -90,6 +99,7 @@ async function buildWorld(stack: LogsStack, upstream: McpUpstream): Promise<Worl
     noScope: noScope.key,
     otherWorkspace: otherWorkspace.key,
     limited: limited.key,
+    organisationId: (await admin.expect(200, 'GET', '/organisation')).id,
   };
 }
 
@@ -105,6 +115,18 @@ async function connect(stack: LogsStack, key: string, traceId: string): Promise<
   const client = new Client({ name: 'e2e-client', version: '1.0.0' });
   await client.connect(transport);
   return client;
+}
+
+/** A member of the workspace, through an accepted invite; its id. */
+async function member(stack: LogsStack, workspaceId: string): Promise<string> {
+  const invite = await stack.admin.post('/user-invites', {
+    email: `${randomUUID()}@example.com`,
+    role: 'member',
+    workspaces: [{ id: workspaceId, role: 'member' }],
+  });
+  const accepted = await callAs(stack, '', 'POST', '/user-invites/accept', { token: invite.accept_token });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+  return accepted.body.id;
 }
 
 /** A raw MCP initialize POST through the gateway. */
@@ -237,6 +259,91 @@ describe('MCP servers through the gateway', () => {
     expect(world.upstream.authorizations.length).toBe(before);
     // The SDK client sees the refusal as well.
     await expect(connect(stack, world.outsider, randomUUID())).rejects.toThrow(/403|mcp_access_denied/);
+  });
+
+  test('user access by user: the named user passes with its key and its token, another member is 403 with either', async ({
+    world,
+  }) => {
+    const { stack } = world;
+    const { admin } = stack;
+    await untilServed(world);
+    const [inside, outside] = [
+      await member(stack, world.workspaceId),
+      await member(stack, world.workspaceId),
+    ];
+    await admin.post('/mcp-servers', {
+      name: 'Weather by user',
+      slug: 'weather-users',
+      workspace_id: world.workspaceId,
+      mcp_integration_id: (await admin.expect(200, 'GET', `/mcp-servers/${world.serverId}`))
+        .mcp_integration_id,
+      user_access: { allow_all: false, user_ids: [inside] },
+    });
+    const userKey = async (userId: string) =>
+      (
+        await admin.post('/api-keys/workspace/user', {
+          name: 'mcp user',
+          workspace_id: world.workspaceId,
+          user_id: userId,
+          scopes: ['mcp.invoke'],
+        })
+      ).key as string;
+    const token = (userId: string, scope = 'mcp.invoke') =>
+      world.signToken({
+        sub: userId,
+        organisation_id: world.organisationId,
+        workspace_id: world.workspaceId,
+        role: 'member',
+        scope,
+      });
+    const insideKey = await userKey(inside);
+    const outsideKey = await userKey(outside);
+    // The new server and keys reach the gateway with its snapshot.
+    await pollUntil(
+      async () => {
+        const res = await initialize(stack, insideKey, 'weather-users');
+        await res.body?.cancel();
+        return res.status;
+      },
+      (status) => status === 200,
+      { boundMs: 15_000, intervalMs: 50, what: 'the by-user server and keys in the gateway snapshot' },
+    );
+    const cases: [string, string, number, string | undefined][] = [
+      ['key of the named user', insideKey, 200, undefined],
+      ['token of the named user', token(inside), 200, undefined],
+      ['key of another member', outsideKey, 403, 'mcp_access_denied'],
+      ['token of another member', token(outside), 403, 'mcp_access_denied'],
+      [
+        'token of the named user without mcp.invoke',
+        token(inside, 'completions.write'),
+        403,
+        'insufficient_scope',
+      ],
+    ];
+    for (const [what, credential, status, code] of cases) {
+      const res = await initialize(stack, credential, 'weather-users');
+      expect(res.status, what).toBe(status);
+      if (code === undefined) {
+        expect(res.headers.get('mcp-session-id'), what).not.toBeNull();
+        await res.body?.cancel();
+      } else {
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect([what, body.error.code]).toEqual([what, code]);
+      }
+    }
+    // The SDK client connects with the named user's token and calls a tool.
+    const client = new Client({ name: 'e2e-jwt', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(mcpUrl(stack, 'weather-users'), {
+        requestInit: { headers: { 'x-service-api-key': token(inside) } },
+      }),
+    );
+    try {
+      const answer = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      expect(answer.content).toEqual([{ type: 'text', text: '3' }]);
+    } finally {
+      await client.close();
+    }
   });
 
   test('OAuth client credentials: the gateway exchanges them once and sends the access token', async ({

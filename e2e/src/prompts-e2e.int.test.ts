@@ -169,6 +169,22 @@ describe('prompts through the gateway (issue 18)', () => {
       `[prompt label propagation] both replicas: ${delays.map((d) => d.toFixed(1)).join(' ms, ')} ms`,
     );
 
+    // The other forms of reference: the id and the bare slug serve the published version (v1: a new
+    // version is not published), `slug@<n>` that version, whatever the labels say.
+    for (const [ref, messages] of [
+      [id, V1_MESSAGES],
+      ['support-reply', V1_MESSAGES],
+      ['support-reply@1', V1_MESSAGES],
+      ['support-reply@2', V2_MESSAGES],
+    ] as const) {
+      const reply = await complete(world, world.gateways[0], key, ref, { variables: VARIABLES });
+      expect([ref, reply.status, reply.sent?.messages]).toEqual([ref, 200, messages]);
+    }
+    const noVersion = await complete(world, world.gateways[0], key, 'support-reply@3', {
+      variables: VARIABLES,
+    });
+    expect([noVersion.status, noVersion.body.error.code]).toEqual([404, 'prompt_not_found']);
+
     // Overrides (stream, max_tokens) go through like any chat completion, streamed.
     const streamTrace = randomUUID();
     const streamed = await complete(
@@ -322,6 +338,71 @@ describe('prompts through the gateway (issue 18)', () => {
     );
     const noScope = await complete(world, world.gateways[0], logsOnly.key, 'guarded', {});
     expect([noScope.status, noScope.body.error.code]).toEqual([403, 'insufficient_scope']);
+  });
+
+  test("a config's input guardrail reads the rendered messages: a word only the template holds is denied (446), the provider not called", async ({
+    world,
+  }) => {
+    const { admin } = world.stack;
+    const ws = world.tenant.workspaceId;
+    await admin.post('/prompts', {
+      name: 'Guardrailed',
+      slug: 'guardrailed',
+      workspace_id: ws,
+      string: 'Tell me the internal password policy, {{who}}',
+      model: 'gpt-4o-mini',
+      parameters: { max_tokens: 4 },
+    });
+    const { key } = await admin.createKey(ws, 'guardrailed');
+    // The client's body holds only `variables` (no messages): a guardrail run on it would see no
+    // text and pass; only the rendered messages contain the word.
+    const guard = (words: string[]) => ({
+      'x-service-config': JSON.stringify({
+        provider: world.tenant.provider,
+        input_guardrails: [
+          {
+            id: 'no-secrets',
+            deny: true,
+            checks: [{ id: 'contains', parameters: { words, operator: 'none' } }],
+          },
+        ],
+      }),
+    });
+    const { value: allowed } = await pollUntil(
+      () =>
+        complete(
+          world,
+          world.gateways[0],
+          key,
+          'guardrailed',
+          { variables: { who: 'Ada' } },
+          randomUUID(),
+          guard(['bitcoin']),
+        ),
+      (reply) => reply.status !== 401 && reply.status !== 404,
+      { boundMs: 15_000, intervalMs: 50, what: 'guardrailed prompt served' },
+    );
+    expect(allowed.status, allowed.text).toBe(200);
+    expect(allowed.sent?.messages).toEqual([
+      { role: 'user', content: 'Tell me the internal password policy, Ada' },
+    ]);
+    const before = world.mock.requests.length;
+    const denied = await complete(
+      world,
+      world.gateways[0],
+      key,
+      'guardrailed',
+      { variables: { who: 'Ada' } },
+      randomUUID(),
+      guard(['password']),
+    );
+    expect(denied.status, denied.text).toBe(446);
+    expect(denied.body.error.code).toBe('guardrail_denied');
+    expect(denied.body.hook_results.before_request_hooks[0]).toMatchObject({
+      id: 'no-secrets',
+      verdict: false,
+    });
+    expect(world.mock.requests.length).toBe(before);
   });
 
   test('a prompt naming no provider is routed by the request: a config with a cache replays it; a key rate limit refuses it', async ({

@@ -1,7 +1,8 @@
 // Issue 19, secret references, through the whole stack with a simulated Vault (its KV v2 HTTP API):
 // docs/admin-api/secret-references.md's curl examples run as written; an integration whose
 // credential comes from a reference calls the mock provider with the referenced value, and after
-// the value changes at the manager (and is resolved again) the next calls use the new one.
+// the value changes at the manager (and is resolved again) the next calls use the new one; workspace
+// keys cannot read or resolve references, and a workspace a reference does not allow cannot use it.
 import { startFakeSecretManagers } from '@aigw/testkit/secret-managers';
 import { describe, expect, onTestFinished } from 'vitest';
 import { docExamples, lastJson, runExample } from './doc-examples.test-support.js';
@@ -86,5 +87,103 @@ describe('secret references (docs/admin-api/secret-references.md)', () => {
     expect(lastJson(shown.stdout).secrets).toMatchObject({ error: null, withheld: false });
     // The caller never saw the secret.
     expect(served.value.stdout + refused.value.stdout).not.toContain(PROVIDER_SECRET);
+  });
+
+  test('tenant isolation and escalation: workspace keys cannot read or use references; a workspace the reference does not allow cannot reach it', async ({
+    e2e,
+  }) => {
+    const { stack } = e2e;
+    const { admin } = stack;
+    const vault = await startFakeSecretManagers();
+    onTestFinished(() => vault.close());
+    vault.setVault('secret/iso/openai', { api_key: PROVIDER_SECRET });
+    const allowed = await admin.post('/workspaces', { name: 'Iso allowed' });
+    const outside = await admin.post('/workspaces', { name: 'Iso outside' });
+    const reference = await admin.post('/secret-references', {
+      name: 'Iso vault',
+      manager: 'vault_kv2',
+      settings: { address: vault.url, path: 'iso/openai' },
+      auth: { token: vault.vaultToken },
+      allowed_workspaces: [allowed.id],
+    });
+    // A workspace (manager) key is refused (spec 5.4: owners and admins only), and
+    // secret_references.* scopes cannot be given to a workspace key at all.
+    const manager = await admin.post('/api-keys/workspace/service', {
+      name: 'iso manager',
+      workspace_id: allowed.id,
+      scopes: ['providers.list', 'providers.read', 'completions.write', 'logs.list'],
+    });
+    const asManager = (method: string, path: string, body?: unknown) =>
+      fetch(`${admin.baseUrl()}/v1${path}`, {
+        method,
+        headers: { 'x-service-api-key': manager.key, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { error?: { code: string } },
+      }));
+    for (const [method, path] of [
+      ['GET', '/secret-references'],
+      ['GET', `/secret-references/${reference.id}`],
+      ['POST', `/secret-references/${reference.id}/resolve`],
+    ] as const) {
+      const refused = await asManager(method, path);
+      expect([method, path, refused.status, refused.body.error?.code]).toEqual([method, path, 403, 'AB03']);
+    }
+    const widened = await admin.call('POST', '/api-keys/workspace/service', {
+      name: 'iso widened',
+      workspace_id: allowed.id,
+      scopes: ['secret_references.read'],
+    });
+    expect([widened.status, widened.body.error.code]).toEqual([400, 'AB01']);
+    // Mapping it into an integration that reaches a workspace it does not allow: 400, nothing stored.
+    const mapping = [{ field: 'api_key', secret_reference_id: reference.id, key: 'api_key' }];
+    const tooWide = await admin.call('POST', '/integrations', {
+      name: 'Iso too wide',
+      ai_provider: 'openai',
+      secret_mappings: mapping,
+      workspaces: [{ id: allowed.id }, { id: outside.id }],
+    });
+    expect([tooWide.status, tooWide.body.error.code]).toEqual([400, 'AB01']);
+    expect(tooWide.body.error.param).toBe('body.secret_mappings[0].secret_reference_id');
+    // Mapped for the allowed workspace: its key is served with the referenced value; a key of the
+    // other workspace cannot reach the provider.
+    const integration = await admin.post('/integrations', {
+      name: 'Iso vault openai',
+      ai_provider: 'openai',
+      secret_mappings: mapping,
+      options: { custom_host: `${stack.mock.url}/v1` },
+      workspaces: [{ id: allowed.id }],
+      default_provider_slug: 'iso-openai',
+    });
+    expect(integration.credentials).toEqual({ api_key: `****${PROVIDER_SECRET.slice(-4)}` });
+    const chat = (key: string) =>
+      fetch(`${stack.gatewayBase(0)}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key,
+          'x-service-provider': '@iso-openai',
+        },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hello' }] }),
+      }).then(async (res) => ({
+        status: res.status,
+        body: (await res.json()) as { error?: { code: string } },
+      }));
+    const insider = (await admin.createKey(allowed.id, 'iso insider')).key;
+    const outsider = (await admin.createKey(outside.id, 'iso outsider')).key;
+    await pollUntil(
+      () => chat(insider),
+      (r) => r.status === 200,
+      { boundMs: 15_000, intervalMs: 50, what: 'the allowed workspace served with the referenced value' },
+    );
+    const { value: refused } = await pollUntil(
+      () => chat(outsider),
+      (r) => r.status !== 401,
+      { boundMs: 15_000, intervalMs: 50, what: 'the outside key known to the gateway' },
+    );
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.status).toBeLessThan(500);
+    expect(refused.body.error?.code).toBe('provider_not_found');
   });
 });

@@ -3,7 +3,7 @@
 // user access, and what gateways receive (change events and the snapshot).
 
 import { createDatabase } from '@aigw/db';
-import { EntityKind, McpAuthType } from '@aigw/proto';
+import { AuditOutcome, EntityKind, McpAuthType } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { parseMasterKey } from '@aigw/secret-box';
 import {
@@ -14,6 +14,7 @@ import {
 } from '@aigw/testkit/mcp-server';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { MASTER_KEY, test } from '../../test/harness.js';
+import { auditEvents } from '../../test/outbox-rows.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
 import type { ControlDatabase } from '../db/schema.js';
 import {
@@ -347,6 +348,20 @@ describe('MCP integrations and servers', () => {
       true,
     );
     expectError(await cp.call('get', `/mcp-servers/${first.id}`), 404, 'AB08');
+
+    // Audited in the same commits (the refused delete as a failure), the bearer never in a record.
+    const audit = await auditEvents(pg.pool);
+    const of = (id: string) => audit.filter((a) => a.resourceId === id).map((a) => [a.action, a.outcome]);
+    expect(of(first.id)).toEqual([
+      ['mcp_servers.create', AuditOutcome.SUCCESS],
+      ['mcp_servers.delete', AuditOutcome.SUCCESS],
+    ]);
+    expect(of(integration.id)).toEqual([
+      ['mcp_integrations.create', AuditOutcome.SUCCESS],
+      ['mcp_integrations.delete', AuditOutcome.FAILURE],
+      ['mcp_integrations.delete', AuditOutcome.SUCCESS],
+    ]);
+    expect(JSON.stringify(audit)).not.toContain(MCP_TOKEN);
   });
 
   test('bad input is a 400 naming the field', async ({ cp }) => {

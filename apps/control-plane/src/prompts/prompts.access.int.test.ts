@@ -81,10 +81,53 @@ describe('prompts access', () => {
       400,
       'AB01',
     );
+    // Nor point its prompt at the other workspace's provider or file it in the other's collection.
+    const integration = await cp.call('post', '/integrations', {
+      body: {
+        name: 'Theirs OpenAI',
+        ai_provider: 'openai',
+        credentials: { api_key: 'sk-theirs-0123456789' },
+        workspaces: [{ id: b.id }],
+        default_provider_slug: 'theirs-openai',
+      },
+    });
+    expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+    const mine = await created(cp, '/prompts', { name: 'Mine', workspace_id: a.id, string: 'mine' });
+    expectError(
+      await cp.call('post', '/prompts', {
+        key,
+        body: { name: 'x', string: 'x', provider: '@theirs-openai' },
+      }),
+      404,
+      'AB02',
+      'body.provider',
+    );
+    expectError(
+      await cp.call('put', `/prompts/${mine.id}`, {
+        key,
+        body: { string: 'mine 2', provider: '@theirs-openai' },
+      }),
+      404,
+      'AB02',
+      'body.provider',
+    );
+    for (const ref of [collection.id, collection.slug]) {
+      expectError(
+        await cp.call('post', '/prompts', { key, body: { name: 'x', string: 'x', collection_id: ref } }),
+        404,
+        'AB02',
+      );
+      expectError(
+        await cp.call('put', `/prompts/${mine.id}`, { key, body: { collection_id: ref } }),
+        404,
+        'AB02',
+      );
+    }
+    expect((await lastChange(pg.pool, mine.id, EntityKind.PROMPT))?.version).toBe(1);
     for (const path of ['/prompts', '/prompt-partials', '/collections', '/labels']) {
       const listed = await cp.call('get', `${path}?page_size=500`, { key });
       expect(listed.status, path).toBe(200);
-      expect(listed.body.total, path).toBe(0);
+      expect(listed.body.total, path).toBe(path === '/prompts' ? 1 : 0);
     }
     expect((await lastChange(pg.pool, prompt.id, EntityKind.PROMPT))?.version).toBe(1);
     expect((await cp.call('get', `/prompts/${prompt.id}`)).body.name).toBe('Theirs');

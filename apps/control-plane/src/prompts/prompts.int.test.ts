@@ -1,9 +1,10 @@
 // Prompts end to end on the admin API: partials included by name, immutable versions (`patch` edits
 // the latest in place), publishing, labels moved between versions, render with variables, loops
 // through partials refused when saved or published, collections, filters, deletes, change events.
-import { EntityKind } from '@aigw/proto';
+import { AuditOutcome, EntityKind } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
+import { auditEvents } from '../../test/outbox-rows.js';
 import { created, expectError, lastChange, workspace } from './prompts.test-support.js';
 
 const MESSAGES = JSON.stringify([
@@ -132,6 +133,29 @@ describe('prompts', () => {
     expect((await cp.call('delete', `/prompts/${prompt.id}`)).status).toBe(200);
     expectError(await cp.call('get', `/prompts/${prompt.id}`), 404, 'AB08');
     expect((await lastChange(pg.pool, prompt.id, EntityKind.PROMPT))?.tombstone).toBe(true);
+
+    // Every write was audited under its action, in the workspace; refused ones as failures.
+    const audit = await auditEvents(pg.pool);
+    const succeeded = (id: string) =>
+      audit
+        .filter((a) => a.resourceId === id && a.outcome === AuditOutcome.SUCCESS)
+        .map((a) => [a.action, a.workspaceId]);
+    expect(new Set(succeeded(prompt.id).map(([action]) => action))).toEqual(
+      new Set([
+        'prompts.create',
+        'prompts.update',
+        'prompts.label',
+        'prompts.publish',
+        'prompts.unlabel',
+        'prompts.delete',
+      ]),
+    );
+    expect(succeeded(prompt.id).every(([, workspaceId]) => workspaceId === ws.id)).toBe(true);
+    expect(succeeded(tone.id)).toEqual([['prompt_partials.create', ws.id]]);
+    expect(audit.filter((a) => a.action === 'labels.delete').map((a) => [a.outcome, a.statusCode])).toEqual([
+      [AuditOutcome.FAILURE, 409],
+      [AuditOutcome.SUCCESS, 200],
+    ]);
   });
 
   test('a template that includes itself or loops through partials is refused when saved or published', async ({
