@@ -44,22 +44,28 @@ function call(stack: LogsStack, key: string, provider: string, body: unknown, tr
   });
 }
 
-/** Calls until the gateway knows the key (its snapshot follows the control plane within a moment). */
-async function untilKnown(stack: LogsStack, key: string, provider: string): Promise<void> {
-  await pollUntil(
-    async () =>
-      (
-        await call(
-          stack,
-          key,
-          provider,
-          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
-          randomUUID(),
-        )
-      ).status,
-    (status) => status !== 401,
+/**
+ * Calls until the gateway knows the key (its snapshot follows the control plane within a moment);
+ * the trace id of the call that got through, whose usage counts against the key's budget too.
+ */
+async function untilKnown(stack: LogsStack, key: string, provider: string): Promise<string> {
+  const { value } = await pollUntil(
+    async () => {
+      const traceId = randomUUID();
+      const res = await call(
+        stack,
+        key,
+        provider,
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        traceId,
+      );
+      await res.arrayBuffer();
+      return { status: res.status, traceId };
+    },
+    (probe) => probe.status !== 401,
     { boundMs: 15_000, intervalMs: 50, what: 'key synced' },
   );
+  return value.traceId;
 }
 
 /** The stored request log of a trace id, once the logger has it. */
@@ -106,7 +112,7 @@ describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
       usage_limits: [{ type: 'tokens', credit_limit: 30 }],
     });
     // The probe spends a little of the budget; the streams use the rest.
-    await untilKnown(stack, key, tenant.provider);
+    const probe = await untilKnown(stack, key, tenant.provider);
     const body = {
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'three little words' }],
@@ -147,7 +153,10 @@ describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
       expect(log.cost).toBeGreaterThan(0);
       tokens += log.tokens.total;
     }
-    // At most one request's worth over the budget.
+    // The key's whole spend, the probe's included: refused once it reached the budget (usage >= 30),
+    // and at most one request's worth over it.
+    tokens += (await logOf(stack, probe)).tokens.total;
+    expect(tokens).toBeGreaterThanOrEqual(30);
     expect(tokens).toBeLessThanOrEqual(30 + 6);
   });
 
