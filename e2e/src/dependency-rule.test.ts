@@ -1,7 +1,7 @@
 // The dependency rule of `pnpm lint:deps` catches what it is for: run with the repository's own rule
 // files over a fixture tree holding one of each violation (testdata/dependency-rule), it reports a
-// folder loop, a module cycle and an app importing another app (by a relative path), and nothing
-// else.
+// folder loop, a module cycle, an app importing another app and a package importing an app (each by
+// a relative path, which is itself reaching into another package), and nothing else.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { cruise, type IConfiguration, type ICruiseResult } from 'dependency-cruiser';
@@ -14,7 +14,7 @@ const modules = require(`${repo}.dependency-cruiser.cjs`) as IConfiguration;
 const folders = require(`${repo}.dependency-cruiser.folders.cjs`) as IConfiguration;
 
 async function violations(config: IConfiguration): Promise<string[]> {
-  const result = await cruise(['apps'], {
+  const result = await cruise(['apps', 'packages'], {
     baseDir: fixture,
     ruleSet: { forbidden: config.forbidden ?? [] },
     validate: true,
@@ -27,10 +27,11 @@ async function violations(config: IConfiguration): Promise<string[]> {
 }
 
 describe('the dependency rule', () => {
-  it('reports a module cycle and an app importing another app (by a relative path, so that too)', async () => {
+  it('reports a module cycle, an app importing another app and a package importing an app (by relative paths, so that too)', async () => {
     expect(await violations(modules)).toEqual([
       'no-app-to-app',
       'no-module-cycle',
+      'no-package-to-app',
       'no-reaching-into-another-package',
     ]);
   });

@@ -2,8 +2,11 @@
 // NATS and Redis, the mock provider upstream): no request kind walks around enforcement. A key
 // without `completions.write` is refused; streams whose client did not ask for usage are charged and
 // logged with the provider's token counts and a cost, and the client gets the stream it would have
-// got; realtime sessions count against rate limits and are logged.
+// got; realtime sessions count against rate limits and are logged; with limits in force, a body no
+// stage needs still streams to the provider (docs/gateway.md, "When the gateway reads a body").
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { test as base } from '@aigw/testkit';
 import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
@@ -41,22 +44,28 @@ function call(stack: LogsStack, key: string, provider: string, body: unknown, tr
   });
 }
 
-/** Calls until the gateway knows the key (its snapshot follows the control plane within a moment). */
-async function untilKnown(stack: LogsStack, key: string, provider: string): Promise<void> {
-  await pollUntil(
-    async () =>
-      (
-        await call(
-          stack,
-          key,
-          provider,
-          { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
-          randomUUID(),
-        )
-      ).status,
-    (status) => status !== 401,
+/**
+ * Calls until the gateway knows the key (its snapshot follows the control plane within a moment);
+ * the trace id of the call that got through, whose usage counts against the key's budget too.
+ */
+async function untilKnown(stack: LogsStack, key: string, provider: string): Promise<string> {
+  const { value } = await pollUntil(
+    async () => {
+      const traceId = randomUUID();
+      const res = await call(
+        stack,
+        key,
+        provider,
+        { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+        traceId,
+      );
+      await res.arrayBuffer();
+      return { status: res.status, traceId };
+    },
+    (probe) => probe.status !== 401,
     { boundMs: 15_000, intervalMs: 50, what: 'key synced' },
   );
+  return value.traceId;
 }
 
 /** The stored request log of a trace id, once the logger has it. */
@@ -103,7 +112,7 @@ describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
       usage_limits: [{ type: 'tokens', credit_limit: 30 }],
     });
     // The probe spends a little of the budget; the streams use the rest.
-    await untilKnown(stack, key, tenant.provider);
+    const probe = await untilKnown(stack, key, tenant.provider);
     const body = {
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'three little words' }],
@@ -144,7 +153,10 @@ describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
       expect(log.cost).toBeGreaterThan(0);
       tokens += log.tokens.total;
     }
-    // At most one request's worth over the budget.
+    // The key's whole spend, the probe's included: refused once it reached the budget (usage >= 30),
+    // and at most one request's worth over it.
+    tokens += (await logOf(stack, probe)).tokens.total;
+    expect(tokens).toBeGreaterThanOrEqual(30);
     expect(tokens).toBeLessThanOrEqual(30 + 6);
   });
 
@@ -202,5 +214,101 @@ describe('one pipeline, nothing walks around enforcement (issue 16)', () => {
     expect(log.tokens).toMatchObject({ output: 4, estimated: false });
     const refused = await logOf(stack, `${run}-rt-3`);
     expect(refused.status_code).toBe(429);
+  });
+
+  test('with limits in force a body no stage needs streams: the provider has its first piece before the client sends the rest', async ({
+    world,
+  }) => {
+    const { stack, tenant } = world;
+    // Limits exist for the organisation (a requests policy, no model condition): no reason to read.
+    const run = randomUUID();
+    await stack.admin.post('/policies/rate-limits', {
+      name: 'plenty',
+      type: 'requests',
+      unit: 'rpm',
+      value: 10_000,
+      conditions: [{ key: 'metadata.run', value: run }],
+      group_by: [{ key: 'api_key' }],
+      workspace_id: tenant.workspaceId,
+    });
+    let firstPiece: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      firstPiece = resolve;
+    });
+    const received: Buffer[] = [];
+    const upstream = createServer((req, res) => {
+      req.on('data', (chunk: Buffer) => {
+        received.push(chunk);
+        firstPiece();
+      });
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            object: 'list',
+            data: [],
+            model: 'm',
+            usage: { prompt_tokens: 1, total_tokens: 1 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    try {
+      const integration = await stack.admin.post('/integrations', {
+        name: 'streaming upstream',
+        ai_provider: 'openai',
+        credentials: { api_key: 'sk-stream' },
+        options: { custom_host: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1` },
+        workspaces: [{ id: tenant.workspaceId }],
+      });
+      const { key } = await stack.admin.createKey(tenant.workspaceId, 'streamed body');
+      await untilKnown(stack, key, tenant.provider);
+      const head = Buffer.from(`{"model":"text-embedding-3-small","input":"${'a'.repeat(32 * 1024)}`);
+      const tail = Buffer.from('"}');
+      let sentTail = false;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(head);
+        },
+        async pull(controller) {
+          // The rest goes only once the provider has the head: a gateway holding the body whole
+          // never forwards it, and this guard ends the request with a clear error instead of a hang.
+          let guard: NodeJS.Timeout | undefined;
+          const held = new Promise<never>((_, reject) => {
+            guard = setTimeout(
+              () => reject(new Error('the gateway held the body: nothing reached the provider')),
+              10_000,
+            );
+          });
+          try {
+            await Promise.race([arrived, held]);
+          } finally {
+            clearTimeout(guard);
+          }
+          sentTail = true;
+          controller.enqueue(tail);
+          controller.close();
+        },
+      });
+      const res = await fetch(`${stack.gatewayBase}/v1/embeddings`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key,
+          'x-service-provider': `@${integration.slug}`,
+          'x-service-metadata': JSON.stringify({ run }),
+        },
+        body,
+        duplex: 'half',
+        signal: AbortSignal.timeout(20_000),
+      } as RequestInit);
+      expect(res.status).toBe(200);
+      expect(sentTail).toBe(true);
+      expect(Buffer.concat(received).equals(Buffer.concat([head, tail]))).toBe(true);
+    } finally {
+      upstream.closeAllConnections();
+      upstream.close();
+    }
   });
 });

@@ -120,4 +120,36 @@ describe('realtime sessions in the pipeline', () => {
     // A new session is refused at the door: the budget is exhausted.
     expect(await opened(session('rt-after'))).toBe(412);
   });
+
+  test('turns whose response.done events arrive back to back are each charged: the budget still stops the session', async ({
+    redis,
+  }) => {
+    const session = await start(redis.client, (ws) =>
+      usagePolicy({
+        type: UsageLimitType.TOKENS,
+        creditLimit: 20,
+        conditions: [{ key: 'workspace_id', value: ws }],
+      }),
+    );
+    const ws = session('rt-back-to-back');
+    const wait = inbox(ws);
+    expect(await opened(ws)).toBe(101);
+    // Both turns at once: the second response.done reaches the gateway while the first is settled.
+    ws.send(JSON.stringify({ type: 'response.create' }));
+    ws.send(JSON.stringify({ type: 'response.create' }));
+    // 13 + 13 tokens of a 20-token budget: the second turn exhausts it and the session is stopped.
+    // (A hang guard, not a timed assertion: an uncharged turn would leave the session open.)
+    let guard: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      once(ws, 'close') as Promise<[number]>,
+      new Promise<[number]>((resolve) => {
+        guard = setTimeout(() => resolve([0]), 10_000);
+      }),
+    ]);
+    clearTimeout(guard);
+    expect(closed[0], 'the session was not stopped: a turn went uncharged').toBe(1008);
+    expect((await wait('error'))[0]?.error?.code).toBe('policy_usage_limit_exhausted');
+    const event = await gw?.eventFor('rt-back-to-back');
+    expect(event?.usageCharges.reduce((sum, c) => sum + c.amount, 0)).toBe(26);
+  });
 });

@@ -212,6 +212,8 @@ class TurnMeter {
   private readonly charged: (() => readonly UsageCharge[])[] = [];
   private model: string | undefined;
   private closed = false;
+  /** Turns are charged one after the other: a turn done while the last is settled waits for it. */
+  private turns: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: RequestContext,
@@ -250,7 +252,7 @@ class TurnMeter {
     this.total.cachedInputTokens += turn.cachedInputTokens ?? 0;
     this.total.totalTokens = this.total.inputTokens + this.total.outputTokens;
     this.ctx.usage = { usage: this.total, model: this.model };
-    void this.nextTurn(turn, stop);
+    this.turns = this.turns.then(() => this.nextTurn(turn, stop));
   }
 
   private async nextTurn(turn: ActualUsage, stop: (error: AppError) => void): Promise<void> {

@@ -1,6 +1,7 @@
 // The unified API's one rule and its two transforms (docs/unified-api.md): which requests are
 // translated (OpenAI-shaped `/chat/completions` and `/embeddings` sent to a provider whose native
-// API differs), the provider request they become, and the answer translated back, JSON or stream.
+// API differs, Anthropic's `/messages` to any other provider, OpenAI's `/responses` to one without
+// it), the provider request they become, and the answer translated back, JSON or stream.
 // Used by plain calls (pipeline/translate-request.ts) and config leaves (routing/leaf-upstream.ts).
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';

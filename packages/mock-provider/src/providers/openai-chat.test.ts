@@ -32,6 +32,21 @@ describe('POST /v1/chat/completions', () => {
     expect(mock().requests[0]?.json).toEqual({ model: 'gpt-4o', messages });
   });
 
+  it('answers JSON mode (json_object or json_schema) with the echo as a JSON object', async () => {
+    for (const response_format of [
+      { type: 'json_object' },
+      { type: 'json_schema', json_schema: { name: 'echo', schema: { type: 'object' } } },
+    ]) {
+      const body = await json(await chat({ model: 'gpt-4o', messages, response_format }));
+      expect(body.choices[0]).toMatchObject({
+        message: { content: '{"input":"echo these four words"}' },
+        finish_reason: 'stop',
+      });
+    }
+    const text = await json(await chat({ model: 'gpt-4o', messages, response_format: { type: 'text' } }));
+    expect(text.choices[0].message.content).toBe('echo these four words');
+  });
+
   it('honours n and max_tokens', async () => {
     const body = await json(await chat({ model: 'm', n: 3, max_tokens: 2, messages }));
     expect(body.choices).toHaveLength(3);

@@ -5,7 +5,7 @@ import { invalidRequest } from '../errors.js';
 import { sendError, sendJson } from '../http-io.js';
 import { sseFrame, writeStream } from '../stream.js';
 import { countTokens, nowSeconds, randomId, splitChunks, truncateTokens } from '../text.js';
-import { mockToolCalls, openaiOffer } from '../tools.js';
+import { jsonAnswer, mockToolCalls, openaiOffer } from '../tools.js';
 
 export interface ChatOptions {
   /** Model when the body names none (Azure: the deployment); without it `model` is required. */
@@ -68,14 +68,18 @@ export async function handleChatCompletions(ctx: RouteContext, options: ChatOpti
   const choices = n ?? 1;
   const turns = chatTurns(body.messages);
   const promptTokens = turns.reduce((sum, turn) => sum + countTokens(turn.text), 0);
-  const { text, truncated } = truncateTokens(echoOf(turns), maxTokens);
-  const calls = mockToolCalls(openaiOffer(body), text).map((c) => ({
+  const echoed = truncateTokens(echoOf(turns), maxTokens);
+  const { truncated } = echoed;
+  // JSON mode (`response_format` json_object or json_schema) answers the echo as a JSON object.
+  const format = (body.response_format as JsonObject | undefined)?.type;
+  const text = format === 'json_object' || format === 'json_schema' ? jsonAnswer(echoed.text) : echoed.text;
+  const calls = mockToolCalls(openaiOffer(body), echoed.text).map((c) => ({
     id: c.id,
     type: 'function',
     function: { name: c.name, arguments: JSON.stringify(c.args) },
   }));
   const finishReason = calls.length > 0 ? 'tool_calls' : truncated ? 'length' : 'stop';
-  const usage = chatUsage(promptTokens, countTokens(text) * choices);
+  const usage = chatUsage(promptTokens, countTokens(echoed.text) * choices);
   const base = { id: randomId('chatcmpl-'), created: nowSeconds(), model, system_fingerprint: 'fp_mock' };
 
   const omitUsage = ctx.knobs.omitUsage > 0;
