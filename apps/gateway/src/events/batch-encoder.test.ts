@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { frameBatch, MAX_BATCH_BYTES } from './batch.js';
 import { encodeBatches } from './batch-encoder.js';
 import { eventEncoder } from './event-encoder.js';
+import { encodeRecord } from './spool-record.js';
 
 const event = (id: string, bodyBytes = 0, statusCode = 200) =>
   RequestEvent.fromPartial({
@@ -25,6 +26,8 @@ describe('encodeBatches', () => {
     expect(batches).toHaveLength(1);
     expect(batches[0]).toMatchObject({ id: 'a+3', count: 3 });
     expect(Buffer.from(batches[0]!.bytes).equals(Buffer.from(frameBatch(events.map(alone))))).toBe(true);
+    // Framed for the journal in the same pass: the record of the batch, the bytes a view into it.
+    expect(batches[0]!.frame?.equals(encodeRecord('a+3', batches[0]!.bytes))).toBe(true);
   });
 
   it('leaves out, and reports, events that cannot be built or encoded', () => {

@@ -18,6 +18,8 @@ export interface EncodedBatch {
   readonly bytes: Uint8Array;
   /** Events in the batch. */
   readonly count: number;
+  /** The batch framed as the journal's record (spool-record.ts), `bytes` a view into it; else undefined. */
+  readonly frame?: Buffer | undefined;
 }
 
 /** The batches, in order; each event that cannot be built or encoded goes to `failed` instead. */
@@ -37,12 +39,20 @@ export function encodeBatches(
   const batches: EncodedBatch[] = [];
   for (let start = 0; start < ready.length; ) {
     const events = ready.slice(start, start + MAX_BATCH_EVENTS);
-    const bytes = encoder.batch(events, MAX_BATCH_BYTES);
-    if (!bytes) {
+    const id = batchMsgId(events[0]!.id, events.length);
+    let encoded: ReturnType<EventEncoder['batchRecord']>;
+    try {
+      encoded = encoder.batchRecord(events, MAX_BATCH_BYTES, id);
+    } catch {
+      // A record the journal would refuse (an id or a batch too large): event by event, as for any
+      // batch that cannot be encoded whole.
+      encoded = undefined;
+    }
+    if (!encoded) {
       batches.push(...eachAlone(encoder, ready.slice(start), failed));
       break;
     }
-    batches.push({ id: batchMsgId(events[0]!.id, events.length), bytes, count: events.length });
+    batches.push({ id, bytes: encoded.payload, count: events.length, frame: encoded.frame });
     start += events.length;
   }
   return batches;

@@ -2,6 +2,7 @@ import { RequestEvent, RequestEventBatch, SCHEMA_VERSION } from '@aigw/proto';
 import { describe, expect, it } from 'vitest';
 import { frameBatch } from './batch.js';
 import { eventEncoder } from './event-encoder.js';
+import { decodeRecords, encodeRecord } from './spool-record.js';
 
 const event = (id: string, bodyBytes = 0, statusCode = 200) =>
   RequestEvent.fromPartial({
@@ -87,5 +88,37 @@ describe('eventEncoder', () => {
     expect(encoder.batch([event('a'), event('bad', 10, -1), event('c')], 768 * 1024)).toBeUndefined();
     const events = [event('x'), event('y', 20)];
     expect(same(encoder.batch(events, 768 * 1024), frameBatch(events.map(alone)))).toBe(true);
+  });
+
+  it('batchRecord(): the journal record of the batch, byte for byte, its payload the batch', () => {
+    const encoder = eventEncoder();
+    for (const events of [[event('a')], [event('a'), event('b', 300), event('c', 70_000)]]) {
+      const id = `${events[0]!.id}+${events.length}`;
+      const encoded = encoder.batchRecord(events, 768 * 1024, id);
+      const batch = frameBatch(events.map(alone));
+      expect(same(encoded?.payload, batch)).toBe(true);
+      expect(same(encoded?.frame, encodeRecord(id, batch))).toBe(true);
+      const decoded = decodeRecords(encoded!.frame);
+      expect(decoded.damage).toBeUndefined();
+      expect(decoded.records.map((r) => r.msgId)).toEqual([id]);
+    }
+  });
+
+  it('batchRecord(): a non-ASCII id, and bytes that later batches do not overwrite', () => {
+    const encoder = eventEncoder();
+    const first = encoder.batchRecord([event('ü')], 768 * 1024, 'ü+1')!;
+    const copy = Buffer.from(first.frame);
+    encoder.batchRecord([event('second', 5000)], 768 * 1024, 'second+1');
+    expect(first.frame.equals(copy)).toBe(true);
+    expect(same(first.frame, encodeRecord('ü+1', frameBatch([alone(event('ü'))])))).toBe(true);
+  });
+
+  it('batchRecord(): undefined when an event cannot be encoded or the batch is too big; the next is clean', () => {
+    const encoder = eventEncoder();
+    expect(encoder.batchRecord([event('a'), event('bad', 10, -1)], 768 * 1024, 'a+2')).toBeUndefined();
+    expect(encoder.batchRecord([event('a', 600), event('b', 600)], 100, 'a+2')).toBeUndefined();
+    const events = [event('x'), event('y', 20)];
+    const encoded = encoder.batchRecord(events, 768 * 1024, 'x+2');
+    expect(same(encoded?.frame, encodeRecord('x+2', frameBatch(events.map(alone))))).toBe(true);
   });
 });

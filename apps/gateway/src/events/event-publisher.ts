@@ -205,7 +205,7 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     const pending = handOff;
     handOff = [];
     for (const batch of encodeBatches(encoder, pending, notEncoded)) {
-      const entry = journal.write(batch.id, batch.bytes, batch.count);
+      const entry = journal.write(batch.id, batch.bytes, batch.count, batch.frame);
       chunks.push({ firstId: firstIdOf(batch.id), bytes: batch.bytes, count: batch.count, entry });
       chunkEvents += batch.count;
     }

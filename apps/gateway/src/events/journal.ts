@@ -71,11 +71,14 @@ export class Journal {
     };
   }
 
-  /** Writes one batch; returns where it lives (undefined when the write failed). */
-  write(msgId: string, payload: Uint8Array, events: number): JournalEntry {
+  /**
+   * Writes one batch; returns where it lives (undefined when the write failed). `frame`: the batch
+   * already framed as its record (event-encoder.ts batchRecord), written as it is.
+   */
+  write(msgId: string, payload: Uint8Array, events: number, frame?: Buffer): JournalEntry {
     try {
       const file = this.file();
-      const frame = encodeRecord(msgId, payload);
+      frame ??= encodeRecord(msgId, payload);
       writeSync(file.fd as number, frame);
       file.bytes += frame.length;
       file.outstanding += events;

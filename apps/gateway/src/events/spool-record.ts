@@ -28,19 +28,42 @@ export interface DecodedRecords {
   readonly damage?: { readonly offset: number; readonly reason: DamageReason; readonly skippedBytes: number };
 }
 
-/** One framed record; throws RangeError for ids longer than 65535 bytes. */
-export function encodeRecord(msgId: string, payload: Uint8Array): Buffer {
+/** Bytes of a record in front of its payload: prefix, id length and id. Throws for ids over 65535 bytes. */
+export function recordHeadBytes(msgId: string): number {
   const idBytes = Buffer.byteLength(msgId, 'utf8');
   if (idBytes > MAX_ID_BYTES) throw new RangeError(`message id of ${idBytes} bytes is too long to spool`);
-  const bodyBytes = 2 + idBytes + payload.byteLength;
+  return RECORD_PREFIX_BYTES + 2 + idBytes;
+}
+
+/** Writes the id part of a record at `at` (`recordHeadBytes(msgId)` bytes; the prefix is left for sealRecord). */
+export function writeRecordHead(buf: Buffer, at: number, msgId: string): void {
+  const idBytes = Buffer.byteLength(msgId, 'utf8');
+  buf.writeUInt16BE(idBytes, at + RECORD_PREFIX_BYTES);
+  buf.write(msgId, at + RECORD_PREFIX_BYTES + 2, idBytes, 'utf8');
+}
+
+/**
+ * Fills in the prefix (body length, CRC-32 of the body) of the record `frame`, whose head and
+ * payload are written; throws RangeError when the record is too large.
+ */
+export function sealRecord(frame: Buffer): Buffer {
+  const bodyBytes = frame.length - RECORD_PREFIX_BYTES;
   if (bodyBytes > MAX_RECORD_BODY_BYTES) throw new RangeError(`record of ${bodyBytes} bytes is too large`);
-  const frame = Buffer.allocUnsafe(RECORD_PREFIX_BYTES + bodyBytes);
-  frame.writeUInt16BE(idBytes, RECORD_PREFIX_BYTES);
-  frame.write(msgId, RECORD_PREFIX_BYTES + 2, idBytes, 'utf8');
-  frame.set(payload, RECORD_PREFIX_BYTES + 2 + idBytes);
   frame.writeUInt32BE(bodyBytes, 0);
   frame.writeUInt32BE(crc32(frame.subarray(RECORD_PREFIX_BYTES)), 4);
   return frame;
+}
+
+/** One framed record; throws RangeError for ids longer than 65535 bytes. */
+export function encodeRecord(msgId: string, payload: Uint8Array): Buffer {
+  const head = recordHeadBytes(msgId);
+  if (head - RECORD_PREFIX_BYTES + payload.byteLength > MAX_RECORD_BODY_BYTES) {
+    throw new RangeError(`record of ${head - RECORD_PREFIX_BYTES + payload.byteLength} bytes is too large`);
+  }
+  const frame = Buffer.allocUnsafe(head + payload.byteLength);
+  writeRecordHead(frame, 0, msgId);
+  frame.set(payload, head);
+  return sealRecord(frame);
 }
 
 /** Every intact record from the start of `data`, stopping at the first damaged or incomplete one. */

@@ -100,7 +100,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const state = rates.get(key);
       if (state && state.w === windowStartMs && state.n >= n) return;
       if (state && state.w > windowStartMs) return;
-      rates.set(key, { w: windowStartMs, n, expireAtMs: windowStartMs + windowMs + WINDOW_GRACE_MS });
+      const expireAtMs = windowStartMs + windowMs + WINDOW_GRACE_MS;
+      // Every admission on Redis lands here: the counter's record is updated in place once it exists.
+      if (state) {
+        state.w = windowStartMs;
+        state.n = n;
+        state.expireAtMs = expireAtMs;
+        return;
+      }
+      rates.set(key, { w: windowStartMs, n, expireAtMs });
       sweep(windowStartMs);
     },
 

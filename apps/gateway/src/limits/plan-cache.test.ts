@@ -152,4 +152,51 @@ describe('plan cache', () => {
     expect(cached).toEqual(fresh);
     expect(cached.budgets.map((b) => b.limit)).toEqual([40, 30]);
   });
+
+  it("one caller's subjects in a row: each value a policy reads gives its own plan, never the last one's", () => {
+    const cache = createPlanCache(flags);
+    const apiKey = entity(
+      EntityKind.API_KEY,
+      {
+        $case: 'apiKey',
+        value: ApiKey.fromPartial({ usageLimits: [{ type: UsageLimitType.TOKENS, creditLimit: 7 }] }),
+      },
+      { id: 'key-1', workspaceId: WS },
+    );
+    const snapshot = snapshotOf(
+      ratePolicy({ conditions: [{ key: 'model', value: 'gpt-4o' }] }),
+      ratePolicy({ value: 11, conditions: [{ key: 'metadata.team', value: 'search' }] }),
+      ratePolicy({ value: 12, conditions: [{ key: 'provider', value: 'anthropic' }] }),
+      usagePolicy({ groupBy: [{ key: 'metadata.user' }] }),
+      usagePolicy({ creditLimit: 13, conditions: [{ key: 'config_id', value: 'cfg-1' }] }),
+    );
+    // Every subject shares the caller (the same API key entity) and differs from the one before it
+    // in one value; each cached plan must be the plan built from scratch.
+    const subjects = [
+      subject({ apiKey }),
+      subject({ apiKey, model: 'gpt-4o-mini' }),
+      subject({ apiKey, model: 'gpt-4o-mini', metadata: { team: 'search' } }),
+      subject({ apiKey, model: 'gpt-4o-mini', metadata: { team: 'search', user: 'a' } }),
+      subject({ apiKey, model: 'gpt-4o-mini', metadata: { team: 'search', user: 'b' } }),
+      subject({ apiKey, model: 'gpt-4o-mini', metadata: { team: 'search', user: 'b', other: 'x' } }),
+      subject({ apiKey, provider: 'anthropic' }),
+      subject({ apiKey, configId: 'cfg-1' }),
+      subject({ apiKey, configId: 'cfg-1', configSlug: 'c' }),
+      subject({ apiKey, workspaceId: 'ws-2' }),
+      subject({ apiKey, apiKeyId: 'key-2' }),
+      subject({ apiKey, virtualKeyId: 'vk-1' }),
+      subject({ apiKey, virtualKeySlug: 'vk' }),
+      subject({ apiKey: { ...apiKey } }),
+      subject({ apiKey }),
+      subject({ apiKey }),
+    ];
+    const plans = subjects.map((s) => both(cache, snapshot, s));
+    for (const { cached, fresh } of plans) expect(cached).toEqual(fresh);
+    // The values do tell the plans apart (the cases above are not all one plan).
+    expect(new Set(plans.map((p) => JSON.stringify(p.fresh))).size).toBeGreaterThan(4);
+    // And the same caller with the same values takes the same template object.
+    expect(cache(snapshot, subject({ apiKey, metadata: { trace: '1' } }))).toBe(
+      cache(snapshot, subject({ apiKey, metadata: { trace: '2' } })),
+    );
+  });
 });

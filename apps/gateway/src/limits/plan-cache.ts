@@ -18,10 +18,23 @@ interface Cached {
   readonly refs: readonly unknown[];
 }
 
+/** The last subject of a caller and its template: the next request of that caller is usually the same. */
+interface Recent {
+  readonly subject: LimitSubject;
+  readonly metadataKeys: readonly string[];
+  readonly template: PlanTemplate;
+}
+
 interface SnapshotPlans {
   /** Per organisation: the metadata keys its policies name in conditions or group_by. */
   readonly metadataKeys: Map<string, readonly string[]>;
   readonly templates: Map<string, Cached>;
+  /**
+   * Per caller (its API key entity, else its workspace entity, objects of this snapshot): the last
+   * subject. A request whose subject has the same values (sameSubject) takes its template without
+   * building the subject key, a string of every value whose hash each lookup would compute again.
+   */
+  readonly recent: WeakMap<object, Recent>;
 }
 
 export type PlanCache = (snapshot: Snapshot, subject: LimitSubject) => PlanTemplate;
@@ -31,9 +44,12 @@ export function createPlanCache(flags: PlanFlags): PlanCache {
   return (snapshot, subject) => {
     let plans = bySnapshot.get(snapshot);
     if (!plans) {
-      plans = { metadataKeys: new Map(), templates: new Map() };
+      plans = { metadataKeys: new Map(), templates: new Map(), recent: new WeakMap() };
       bySnapshot.set(snapshot, plans);
     }
+    const anchor: object | undefined = subject.apiKey ?? subject.workspace;
+    const recent = anchor ? plans.recent.get(anchor) : undefined;
+    if (recent && sameSubject(recent.subject, subject, recent.metadataKeys)) return recent.template;
     let metadataKeys = plans.metadataKeys.get(subject.organisationId);
     if (!metadataKeys) {
       metadataKeys = policyMetadataKeys(snapshot, subject.organisationId);
@@ -41,12 +57,54 @@ export function createPlanCache(flags: PlanFlags): PlanCache {
     }
     const key = subjectKey(subject, metadataKeys);
     const hit = plans.templates.get(key);
-    if (hit && sameRefs(hit.refs, subject)) return hit.template;
-    const template = planTemplate(snapshot, subject, flags);
-    if (plans.templates.size >= MAX_TEMPLATES) plans.templates.clear();
-    plans.templates.set(key, { template, refs: subjectRefs(subject) });
+    let template: PlanTemplate;
+    if (hit && sameRefs(hit.refs, subject)) template = hit.template;
+    else {
+      template = planTemplate(snapshot, subject, flags);
+      if (plans.templates.size >= MAX_TEMPLATES) plans.templates.clear();
+      plans.templates.set(key, { template, refs: subjectRefs(subject) });
+    }
+    if (anchor) plans.recent.set(anchor, { subject, metadataKeys, template });
     return template;
   };
+}
+
+/**
+ * True when `b` has every value subjectKey reads equal to `a`'s (a missing value and '' alike, as
+ * there) and the same entity objects (sameRefs): then both have the same key and the same template.
+ * `metadataKeys` are `a`'s organisation's; `b` is of the same organisation when its values are equal.
+ */
+export function sameSubject(a: LimitSubject, b: LimitSubject, metadataKeys: readonly string[]): boolean {
+  if (
+    a.organisationId !== b.organisationId ||
+    a.workspaceId !== b.workspaceId ||
+    a.apiKeyId !== b.apiKeyId ||
+    a.provider !== b.provider ||
+    a.model !== b.model ||
+    a.configId !== b.configId ||
+    (a.configSlug ?? '') !== (b.configSlug ?? '') ||
+    a.virtualKeyId !== b.virtualKeyId ||
+    (a.virtualKeySlug ?? '') !== (b.virtualKeySlug ?? '') ||
+    (a.integrationWorkspace?.integrationId ?? '') !== (b.integrationWorkspace?.integrationId ?? '') ||
+    (a.integrationWorkspace?.workspaceId ?? '') !== (b.integrationWorkspace?.workspaceId ?? '') ||
+    // The same entity objects (so the same ids), as sameRefs checks a cached template's.
+    a.apiKey !== b.apiKey ||
+    a.workspace !== b.workspace ||
+    a.providerEntity !== b.providerEntity ||
+    a.integration !== b.integration ||
+    a.virtualKey !== b.virtualKey ||
+    a.integrationWorkspace?.rateLimits !== b.integrationWorkspace?.rateLimits ||
+    a.integrationWorkspace?.usageLimits !== b.integrationWorkspace?.usageLimits
+  ) {
+    return false;
+  }
+  if (a.metadata === b.metadata) return true;
+  for (const name of metadataKeys) {
+    const x = Object.hasOwn(a.metadata, name) ? a.metadata[name] : undefined;
+    const y = Object.hasOwn(b.metadata, name) ? b.metadata[name] : undefined;
+    if ((x ?? '') !== (y ?? '')) return false;
+  }
+  return true;
 }
 
 /** Every `metadata.<k>` an organisation's policies read (any status or workspace: a superset is exact). */

@@ -101,6 +101,11 @@ export interface PlanTemplate {
   readonly mergeBudgets: boolean;
   /** The last period of each budget, reused while the clock stays inside it. */
   readonly periods: (Period | undefined)[];
+  /**
+   * The last counter key of each budget (its prefix and period start), reused while the period is
+   * the same: one string object for every request of the period, whose hash maps compute once.
+   */
+  readonly keys: ({ readonly startMs: number; readonly key: string } | undefined)[];
 }
 
 const WINDOW_MS: Partial<Record<RateLimitUnit, number>> = {
@@ -134,8 +139,13 @@ export function instantiate(template: PlanTemplate, nowMs: number, estimate: Pla
       template.periods[i] = period;
     }
     if (slot.resetAtMs > 0) period = periodAfterReset(period, slot.resetAtMs);
+    let key = template.keys[i];
+    if (key?.startMs !== period.startMs) {
+      key = { startMs: period.startMs, key: `${slot.prefix}${period.startMs}` };
+      template.keys[i] = key;
+    }
     budgets.push({
-      key: `${slot.prefix}${period.startMs}`,
+      key: key.key,
       type: slot.type,
       limit: slot.limit,
       threshold: slot.threshold,
@@ -270,6 +280,7 @@ export function planTemplate(snapshot: Snapshot, subject: LimitSubject, flags: P
     budgets,
     mergeBudgets: prefixes.size < budgets.length,
     periods: budgets.map(() => undefined),
+    keys: budgets.map(() => undefined),
   };
 }
 
