@@ -1,10 +1,12 @@
-// Choosing a workspace in a form or a filter. A workspace-bound caller has only its own; an
-// organisation-level caller picks from the first 100 active workspaces matching a name filter (the
-// API filters; the browser never loads them all). Without workspaces.list it types an id or slug.
+// The one workspace picker, in forms and in filters. A workspace-bound caller has only its own (shown,
+// locked). An organisation-level caller who may list workspaces picks from the first 100 active ones
+// matching a name filter (the API filters; the browser never loads them all); one who may not, or
+// whose listing fails, types a workspace id or slug (the API accepts both).
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { useConsole } from '../context.js';
+import type { InvalidProps } from './field-error.js';
 import { useApi } from './use-api.js';
 
 const PAGE = 100;
@@ -13,10 +15,13 @@ export function WorkspaceSelect(props: {
   label: string;
   value: string;
   onChange(id: string): void;
-  /** Text of the empty choice ("All workspaces"); without it a workspace must be chosen. */
-  anyLabel?: string;
+  /** Text of the empty choice (all workspaces in a filter, organisation-level in a form). */
+  emptyLabel?: string;
+  id?: string;
   name?: string;
-  invalid?: Record<string, unknown>;
+  required?: boolean;
+  disabled?: boolean;
+  invalid?: InvalidProps;
 }) {
   const { api, me } = useConsole();
   const [filter, setFilter] = useState('');
@@ -32,24 +37,25 @@ export function WorkspaceSelect(props: {
         : undefined,
     [listable, filter],
   );
+  const field = { id: props.id, name: props.name, required: props.required, ...props.invalid };
   if (me.workspace !== null)
     return (
       <label>
         {props.label}
-        <select name={props.name} value={me.workspace.id} disabled>
+        <select {...field} value={me.workspace.id} disabled>
           <option value={me.workspace.id}>{me.workspace.name}</option>
         </select>
       </label>
     );
-  if (!listable)
+  if (!listable || list.error)
     return (
       <label>
         {props.label} (id or slug)
         <input
-          name={props.name}
+          {...field}
           value={props.value}
-          onInput={(e) => props.onChange((e.target as HTMLInputElement).value)}
-          {...props.invalid}
+          disabled={props.disabled}
+          onInput={(e) => props.onChange((e.target as HTMLInputElement).value.trim())}
         />
       </label>
     );
@@ -60,13 +66,13 @@ export function WorkspaceSelect(props: {
       <label>
         {props.label}
         <select
-          name={props.name}
+          {...field}
           value={props.value}
+          disabled={props.disabled}
           aria-busy={list.loading}
           onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
-          {...props.invalid}
         >
-          <option value="">{props.anyLabel ?? 'Choose a workspace'}</option>
+          <option value="">{props.emptyLabel ?? 'Choose a workspace'}</option>
           {chosenMissing ? <option value={props.value}>{props.value}</option> : null}
           {rows.map((w) => (
             <option key={w.id} value={w.id}>
@@ -75,7 +81,7 @@ export function WorkspaceSelect(props: {
           ))}
         </select>
       </label>
-      {(list.data?.total ?? 0) > PAGE || filter !== '' ? (
+      {!props.disabled && ((list.data?.total ?? 0) > PAGE || filter !== '') ? (
         <label>
           <small>Find a workspace by name</small>
           <input

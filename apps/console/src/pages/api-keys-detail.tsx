@@ -15,6 +15,7 @@ import { ModalDialog } from '../components/modal-dialog.js';
 import { ScopePicker } from '../components/scope-picker.js';
 import { SecretOnce } from '../components/secret-once.js';
 import { useApi } from '../components/use-api.js';
+import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { type KeyEdit, TYPE_LABEL, updateBody } from './api-keys-form.js';
 
@@ -22,7 +23,7 @@ type Mode = 'view' | 'edit' | 'rotate' | 'delete' | 'disable';
 
 export function KeyDetailDialog(props: {
   id: string;
-  workspaceName(id: string | null): string;
+  readonly workspaceName: WorkspaceName;
   onClose(changed: boolean): void;
 }) {
   const { api, me } = useConsole();

@@ -9,12 +9,12 @@ import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { CreateKeyDialog } from './api-keys-create.js';
 import { KeyDetailDialog } from './api-keys-detail.js';
 import { type KeyFilters, kindsFor, listQuery, PAGE_SIZE, TYPE_LABEL } from './api-keys-form.js';
-import { useWorkspaceNames } from './api-keys-workspaces.js';
 
 export function ApiKeysPage() {
   const { api, me } = useConsole();
@@ -72,7 +72,7 @@ export function ApiKeysPage() {
           <WorkspaceSelect
             label="Workspace"
             name="workspace-filter"
-            anyLabel="All workspaces"
+            emptyLabel="All workspaces"
             value={filters.workspace}
             onChange={(workspace) => filter({ workspace })}
           />

@@ -9,7 +9,7 @@ import { ErrorBanner } from '../components/error-banner.js';
 import { FieldMessage, invalidMessageProps } from '../components/field-error.js';
 import { JsonEditor } from '../components/json-editor.js';
 import { Page } from '../components/page.js';
-import { useWorkspaceOptions, WorkspaceSelect } from '../components/workspace-choice.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { NotJsonError, placeError } from './configs-errors.js';
 import { parseEditorText } from './configs-param.js';
@@ -22,7 +22,6 @@ export function ConfigCreate() {
   const { api, me } = useConsole();
   const [, navigate] = useLocation();
   const orgLevel = isOrganisationLevel(me);
-  const workspaces = useWorkspaceOptions();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [workspace, setWorkspace] = useState('');
@@ -98,8 +97,6 @@ export function ConfigCreate() {
                 label="Workspace"
                 value={workspace}
                 onChange={setWorkspace}
-                options={workspaces.options}
-                failed={workspaces.failed}
                 emptyLabel="Choose a workspace"
                 invalid={invalidMessageProps('config-workspace-error', fieldMessage('workspace_id'))}
               />

@@ -11,7 +11,7 @@ import { formatTime } from '../components/format.js';
 import { JsonEditor } from '../components/json-editor.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { NotJsonError, placeError } from './configs-errors.js';
 import { configText, parseEditorText } from './configs-param.js';
@@ -48,7 +48,7 @@ export function ConfigEdit(props: { id: string }) {
 function ConfigForm(props: { config: Config; canWrite: boolean }) {
   const { api, me } = useConsole();
   const [, navigate] = useLocation();
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const [config, setConfig] = useState(props.config);
   const [name, setName] = useState(config.name);
   const [text, setText] = useState(configText(config.config));
@@ -108,8 +108,8 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
   return (
     <>
       <p class="muted" data-testid="config-summary">
-        <code>{config.slug}</code> · workspace {workspaceLabel(workspaces.options, config.workspace_id)} ·
-        version <strong data-testid="config-version">{config.version}</strong> · {config.status} · updated{' '}
+        <code>{config.slug}</code> · workspace {workspaceName(config.workspace_id)} · version{' '}
+        <strong data-testid="config-version">{config.version}</strong> · {config.status} · updated{' '}
         {formatTime(config.last_updated_at)}
       </p>
       <form onSubmit={save} data-testid="config-form">

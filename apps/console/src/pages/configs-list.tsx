@@ -9,7 +9,8 @@ import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 
 export const CONFIGS_PAGE_SIZE = 20;
@@ -20,7 +21,7 @@ export function ConfigsList() {
   const [workspace, setWorkspace] = useState('');
   const [status, setStatus] = useState<'active' | 'archived'>('active');
   const [page, setPage] = useState(0);
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const list = useApi(
     async () =>
       unwrap(
@@ -58,8 +59,6 @@ export function ConfigsList() {
               setWorkspace(value);
               setPage(0);
             }}
-            options={workspaces.options}
-            failed={workspaces.failed}
             emptyLabel="All workspaces"
           />
         ) : null}
@@ -103,7 +102,7 @@ export function ConfigsList() {
             <td>
               <code>{config.slug}</code>
             </td>
-            {orgLevel ? <td>{workspaceLabel(workspaces.options, config.workspace_id)}</td> : null}
+            {orgLevel ? <td>{workspaceName(config.workspace_id)}</td> : null}
             <td>{config.version}</td>
             <td>{config.status}</td>
             <td>{formatTime(config.last_updated_at)}</td>

@@ -120,7 +120,7 @@ export function IntegrationsPage() {
         </label>
         <WorkspaceSelect
           label="Usable by workspace"
-          anyLabel="Any workspace"
+          emptyLabel="Any workspace"
           value={filters.workspace}
           onChange={(workspace) => filter({ workspace })}
         />

@@ -7,7 +7,7 @@ import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { archivePolicy, getPolicy, policyScope, updatePolicy } from './policies-api.js';
 import { draftOf, type PolicyKind, updateBody } from './policies-body.js';
@@ -18,7 +18,7 @@ import { policiesHref } from './policies-href.js';
 
 export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
   const { api, me } = useConsole();
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const policy = useApi(() => getPolicy(api, props.kind, props.id), [api, props.kind, props.id]);
   const [saved, setSaved] = useState<string | undefined>();
   const [confirmArchive, setConfirmArchive] = useState(false);
@@ -46,7 +46,7 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
               <tr>
                 <th scope="row">Conditions</th>
                 <td>
-                  <Conditions policy={p} workspaces={workspaces.options} />
+                  <Conditions policy={p} workspaceName={workspaceName} />
                 </td>
               </tr>
               <tr>
@@ -57,11 +57,7 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
               </tr>
               <tr>
                 <th scope="row">Applies to</th>
-                <td>
-                  {p.workspace_id === null
-                    ? 'the organisation'
-                    : workspaceLabel(workspaces.options, p.workspace_id)}
-                </td>
+                <td>{p.workspace_id === null ? 'the organisation' : workspaceName(p.workspace_id)}</td>
               </tr>
               <tr>
                 <th scope="row">Status</th>

@@ -8,7 +8,8 @@ import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { listPolicies, policyScope } from './policies-api.js';
 import type { PolicyKind } from './policies-body.js';
@@ -21,7 +22,7 @@ const TITLES = { usage: 'Usage limits', rate: 'Rate limits' } as const;
 export function PoliciesList(props: { kind: PolicyKind }) {
   const { api, me } = useConsole();
   const orgLevel = isOrganisationLevel(me);
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const [filter, setFilter] = useState({ workspace: '', status: 'active' as 'active' | 'archived', page: 0 });
   const list = useApi(
     () =>
@@ -70,8 +71,6 @@ export function PoliciesList(props: { kind: PolicyKind }) {
             label="Workspace"
             value={filter.workspace}
             onChange={(workspace) => setFilter({ ...filter, workspace, page: 0 })}
-            options={workspaces.options}
-            failed={workspaces.failed}
             emptyLabel="All (organisation-level too)"
           />
         ) : null}
@@ -117,16 +116,12 @@ export function PoliciesList(props: { kind: PolicyKind }) {
             </td>
             <td>{limitText(policy)}</td>
             <td>
-              <Conditions policy={policy} workspaces={workspaces.options} />
+              <Conditions policy={policy} workspaceName={workspaceName} />
             </td>
             <td>
               <GroupBy policy={policy} />
             </td>
-            <td>
-              {policy.workspace_id === null
-                ? 'the organisation'
-                : workspaceLabel(workspaces.options, policy.workspace_id)}
-            </td>
+            <td>{policy.workspace_id === null ? 'the organisation' : workspaceName(policy.workspace_id)}</td>
             <td>{policy.status}</td>
           </tr>
         ))}

@@ -8,11 +8,12 @@ import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable, RowButton } from '../components/list-table.js';
 import { useApi } from '../components/use-api.js';
+import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 
 const PAGE_SIZE = 25;
 
-export function VirtualKeysList(props: { workspace: string; workspaceName(id: string | null): string }) {
+export function VirtualKeysList(props: { workspace: string; workspaceName: WorkspaceName }) {
   const { api, me } = useConsole();
   const [page, setPage] = useState(0);
   const [deleting, setDeleting] = useState<{ id: string; name: string } | undefined>();

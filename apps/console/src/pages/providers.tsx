@@ -13,9 +13,9 @@ import { ListPager } from '../components/list-pager.js';
 import { ListTable, RowButton } from '../components/list-table.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
-import { useWorkspaceNames } from './api-keys-workspaces.js';
 import { type Provider, ProviderDialog } from './providers-dialog.js';
 import { VirtualKeysList } from './providers-virtual-keys.js';
 
@@ -98,7 +98,7 @@ export function ProvidersPage() {
         {isOrganisationLevel(me) ? (
           <WorkspaceSelect
             label="Workspace"
-            anyLabel="All workspaces"
+            emptyLabel="All workspaces"
             value={filters.workspace}
             onChange={(workspace) => filter({ workspace })}
           />
