@@ -81,3 +81,27 @@ export function RowButton(props: {
     </button>
   );
 }
+
+/** A row's last cell: Edit and Delete, each offered only when given (the caller may do it). */
+export function RowActions(props: {
+  /** The row's name, naming the buttons for screen readers ("Edit @openai"). */
+  readonly name?: string;
+  onEdit?(): void;
+  onDelete?(): void;
+}) {
+  const named = (action: string) => (props.name === undefined ? undefined : `${action} ${props.name}`);
+  return (
+    <td class="row-actions">
+      {props.onEdit ? (
+        <RowButton label={named('Edit')} onClick={props.onEdit}>
+          Edit
+        </RowButton>
+      ) : null}
+      {props.onDelete ? (
+        <RowButton label={named('Delete')} danger onClick={props.onDelete}>
+          Delete
+        </RowButton>
+      ) : null}
+    </td>
+  );
+}

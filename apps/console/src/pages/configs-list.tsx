@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
+import { FilterSelect, STATUSES } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
@@ -62,19 +63,15 @@ export function ConfigsList() {
             emptyLabel="All workspaces"
           />
         ) : null}
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus((e.target as HTMLSelectElement).value as 'active' | 'archived');
-              setPage(0);
-            }}
-          >
-            <option value="active">Active</option>
-            <option value="archived">Archived</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={status}
+          options={STATUSES}
+          onChange={(value) => {
+            setStatus(value as 'active' | 'archived');
+            setPage(0);
+          }}
+        />
       </form>
       <ListTable
         testId="configs-table"

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { can, isOrganisationLevel } from '../api/me.js';
+import { FilterSelect, STATUSES } from '../components/filter-select.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
@@ -74,22 +75,12 @@ export function PoliciesList(props: { kind: PolicyKind }) {
             emptyLabel="All (organisation-level too)"
           />
         ) : null}
-        <label>
-          Status
-          <select
-            value={filter.status}
-            onChange={(e) =>
-              setFilter({
-                ...filter,
-                status: (e.target as HTMLSelectElement).value as 'active' | 'archived',
-                page: 0,
-              })
-            }
-          >
-            <option value="active">Active</option>
-            <option value="archived">Archived</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Status"
+          value={filter.status}
+          options={STATUSES}
+          onChange={(status) => setFilter({ ...filter, status: status as 'active' | 'archived', page: 0 })}
+        />
       </form>
       <ListTable
         testId="policies-table"

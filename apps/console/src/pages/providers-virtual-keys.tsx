@@ -6,7 +6,8 @@ import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
-import { ListTable, RowButton } from '../components/list-table.js';
+import { ListTable, RowActions } from '../components/list-table.js';
+import { pageQuery } from '../components/paged-filters.js';
 import { useApi } from '../components/use-api.js';
 import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
@@ -22,11 +23,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
       unwrap(
         await api.GET('/virtual-keys', {
           params: {
-            query: {
-              page_size: PAGE_SIZE,
-              current_page: page,
-              ...(props.workspace ? { workspace_id: props.workspace } : {}),
-            },
+            query: pageQuery(PAGE_SIZE, page, { workspace_id: props.workspace }),
           },
         }),
       ),
@@ -67,13 +64,11 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
             </td>
             <td>{v.status}</td>
             <td>{formatTime(v.created_at)}</td>
-            <td class="row-actions">
-              {can(me, 'virtual_keys.delete') ? (
-                <RowButton danger onClick={() => setDeleting({ id: v.id, name: v.name })}>
-                  Delete
-                </RowButton>
-              ) : null}
-            </td>
+            <RowActions
+              onDelete={
+                can(me, 'virtual_keys.delete') ? () => setDeleting({ id: v.id, name: v.name }) : undefined
+              }
+            />
           </tr>
         ))}
       </ListTable>
