@@ -5,6 +5,7 @@ import { Link } from 'wouter-preact';
 import { can } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { InlineConfirm } from '../components/inline-confirm.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
@@ -91,33 +92,23 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
           </details>
           {p.status === 'active' && can(me, policyScope(props.kind, 'delete')) ? (
             <div class="form-actions">
-              {confirmArchive ? (
-                <span class="confirm">
-                  <span>Archive this policy? Gateways stop enforcing it; it cannot be restored.</span>
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={async () => {
-                      try {
-                        await archivePolicy(api, props.kind, p.id);
-                        setConfirmArchive(false);
-                        policy.reload();
-                      } catch (err) {
-                        setArchiveError(err instanceof Error ? err : new Error(String(err)));
-                      }
-                    }}
-                  >
-                    Archive
-                  </button>
-                  <button type="button" class="secondary outline" onClick={() => setConfirmArchive(false)}>
-                    Cancel
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="secondary outline" onClick={() => setConfirmArchive(true)}>
-                  Archive…
-                </button>
-              )}
+              <InlineConfirm
+                askLabel="Archive…"
+                question="Archive this policy? Gateways stop enforcing it; it cannot be restored."
+                confirmLabel="Archive"
+                asking={confirmArchive}
+                onAsk={() => setConfirmArchive(true)}
+                onConfirm={async () => {
+                  try {
+                    await archivePolicy(api, props.kind, p.id);
+                    setConfirmArchive(false);
+                    policy.reload();
+                  } catch (err) {
+                    setArchiveError(err instanceof Error ? err : new Error(String(err)));
+                  }
+                }}
+                onCancel={() => setConfirmArchive(false)}
+              />
               <ErrorBanner error={archiveError} />
             </div>
           ) : null}

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { can } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { InlineConfirm } from '../components/inline-confirm.js';
 import { ListPager } from '../components/list-pager.js';
 import { UsageBar } from '../components/usage-bar.js';
 import { useApi } from '../components/use-api.js';
@@ -117,32 +118,21 @@ export function PolicyEntities(props: { kind: PolicyKind; policy: AnyPolicy }) {
                 ) : null}
                 {mayReset ? (
                   <td>
-                    {!resettable ? null : confirming === entity.id ? (
-                      <span class="confirm">
-                        <span>Start {label}'s usage again from 0?</span>
-                        <button type="button" class="danger compact" onClick={() => void reset(entity)}>
-                          Confirm reset
-                        </button>
-                        <button
-                          type="button"
-                          class="secondary outline compact"
-                          onClick={() => setConfirming(undefined)}
-                        >
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button
-                        type="button"
-                        class="secondary outline compact"
-                        onClick={() => {
+                    {resettable ? (
+                      <InlineConfirm
+                        compact
+                        askLabel="Reset usage…"
+                        question={`Start ${label}'s usage again from 0?`}
+                        confirmLabel="Confirm reset"
+                        asking={confirming === entity.id}
+                        onAsk={() => {
                           setNotice(undefined);
                           setConfirming(entity.id);
                         }}
-                      >
-                        Reset usage…
-                      </button>
-                    )}
+                        onConfirm={() => void reset(entity)}
+                        onCancel={() => setConfirming(undefined)}
+                      />
+                    ) : null}
                   </td>
                 ) : null}
               </tr>
