@@ -3,6 +3,7 @@
 // when narrow), its column headers, a line saying nothing matches once a page has loaded empty, and
 // the page's pager below. The rows and the pager are the page's own.
 import type { ComponentChildren } from 'preact';
+import { DataTable } from './data-table.js';
 import { ErrorBanner } from './error-banner.js';
 
 export interface ListTableProps {
@@ -29,29 +30,15 @@ export function ListTable(props: ListTableProps) {
     <>
       <ErrorBanner error={props.error} />
       <div class="table-scroll">
-        <table
-          class={props.class ? `dense ${props.class}` : 'dense'}
-          data-testid={props.testId}
-          aria-busy={props.loading}
+        <DataTable
+          testId={props.testId}
+          class={props.class}
+          columns={props.columns}
+          hiddenColumn={props.hiddenColumn}
+          busy={props.loading}
         >
-          <thead>
-            <tr>
-              {props.columns.map((name) =>
-                name === false ? null : (
-                  <th key={name} scope="col">
-                    {name}
-                  </th>
-                ),
-              )}
-              {props.hiddenColumn ? (
-                <th scope="col">
-                  <span class="visually-hidden">{props.hiddenColumn}</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>{props.children}</tbody>
-        </table>
+          {props.children}
+        </DataTable>
       </div>
       {props.rows?.length === 0 ? (
         <p class="muted" data-testid={props.emptyTestId}>
