@@ -2,14 +2,11 @@
 // locked). An organisation-level caller who may list workspaces picks from the first 100 active ones
 // matching a name filter (the API filters; the browser never loads them all); one who may not, or
 // whose listing fails, types a workspace id or slug (the API accepts both).
-import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { useConsole } from '../context.js';
 import type { InvalidProps } from './field-error.js';
-import { useApi } from './use-api.js';
-
-const PAGE = 100;
+import { SEARCHED_PAGE, SearchBox, useSearchedPage } from './searched-page.js';
 
 export function WorkspaceSelect(props: {
   label: string;
@@ -24,18 +21,17 @@ export function WorkspaceSelect(props: {
   invalid?: InvalidProps;
 }) {
   const { api, me } = useConsole();
-  const [filter, setFilter] = useState('');
   const listable = isOrganisationLevel(me) && can(me, 'workspaces.list');
-  const list = useApi(
-    async () =>
+  const { list, search, setSearch, searchable } = useSearchedPage(
+    async (name) =>
       listable
         ? unwrap(
             await api.GET('/workspaces', {
-              params: { query: { page_size: PAGE, status: 'active', ...(filter ? { name: filter } : {}) } },
+              params: { query: { page_size: SEARCHED_PAGE, status: 'active', ...(name ? { name } : {}) } },
             }),
           )
         : undefined,
-    [listable, filter],
+    [listable],
   );
   const field = { id: props.id, name: props.name, required: props.required, ...props.invalid };
   if (me.workspace !== null)
@@ -81,15 +77,8 @@ export function WorkspaceSelect(props: {
           ))}
         </select>
       </label>
-      {!props.disabled && ((list.data?.total ?? 0) > PAGE || filter !== '') ? (
-        <label>
-          <small>Find a workspace by name</small>
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
-          />
-        </label>
+      {searchable && !props.disabled ? (
+        <SearchBox label="Find a workspace by name" value={search} onInput={setSearch} />
       ) : null}
     </>
   );

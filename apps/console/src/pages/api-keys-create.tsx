@@ -10,9 +10,9 @@ import { LimitsFields } from '../components/limits-fields.js';
 import { NO_LIMITS } from '../components/limits-form.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { ScopePicker } from '../components/scope-picker.js';
+import { SEARCHED_PAGE, SearchBox, useSearchedPage } from '../components/searched-page.js';
 import { SecretOnce } from '../components/secret-once.js';
 import { TextField } from '../components/text-field.js';
-import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import {
@@ -171,18 +171,22 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
 /** The user a workspace user key belongs to: yourself by default (when you are a user). */
 function UserField(props: { value: string; onChange(id: string): void; error: unknown }) {
   const { api, me } = useConsole();
-  const [filter, setFilter] = useState('');
   const listable = isOrganisationLevel(me) && can(me, 'users.list');
-  const users = useApi(
-    async () =>
+  const {
+    list: users,
+    search,
+    setSearch,
+    searchable,
+  } = useSearchedPage(
+    async (email) =>
       listable
         ? unwrap(
             await api.GET('/users', {
-              params: { query: { page_size: 100, status: 'active', ...(filter ? { email: filter } : {}) } },
+              params: { query: { page_size: SEARCHED_PAGE, status: 'active', ...(email ? { email } : {}) } },
             }),
           )
         : undefined,
-    [listable, filter],
+    [listable],
   );
   const invalid = invalidProps(props.error, 'body.user_id', 'user-error');
   const self = me.user_id ? 'Me' : 'Choose a user (required for a key without a user)';
@@ -216,15 +220,8 @@ function UserField(props: { value: string; onChange(id: string): void; error: un
           />
         </label>
       )}
-      {listable && ((users.data?.total ?? 0) > 100 || filter) ? (
-        <label>
-          <small>Find a user by e-mail</small>
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
-          />
-        </label>
+      {listable && searchable ? (
+        <SearchBox label="Find a user by e-mail" value={search} onInput={setSearch} />
       ) : null}
       <FieldError error={props.error} field="body.user_id" id="user-error" />
     </>

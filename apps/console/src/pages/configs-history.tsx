@@ -92,32 +92,18 @@ export function ConfigHistory(props: { id: string }) {
         <section>
           <h3>Compare versions</h3>
           <div class="grid">
-            <label>
-              From version
-              <select
-                value={pair.from}
-                onChange={(e) => setPair({ ...pair, from: Number((e.target as HTMLSelectElement).value) })}
-              >
-                {numbers.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              To version
-              <select
-                value={pair.to}
-                onChange={(e) => setPair({ ...pair, to: Number((e.target as HTMLSelectElement).value) })}
-              >
-                {numbers.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <VersionSelect
+              label="From version"
+              value={pair.from}
+              versions={numbers}
+              onChange={(from) => setPair({ ...pair, from })}
+            />
+            <VersionSelect
+              label="To version"
+              value={pair.to}
+              versions={numbers}
+              onChange={(to) => setPair({ ...pair, to })}
+            />
           </div>
           <VersionPair configId={props.id} from={pair.from} to={pair.to} />
         </section>
@@ -147,5 +133,28 @@ function VersionPair(props: { configId: string; from: number; to: number }) {
       beforeLabel={`version ${props.from}`}
       afterLabel={`version ${props.to}`}
     />
+  );
+}
+
+function VersionSelect(props: {
+  label: string;
+  value: number;
+  versions: readonly number[];
+  onChange(version: number): void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select
+        value={props.value}
+        onChange={(e) => props.onChange(Number((e.target as HTMLSelectElement).value))}
+      >
+        {props.versions.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -2,7 +2,6 @@
 // filtered by type, status and workspace, paginated by the API), with their credentials as the API
 // returns them (masked); create, edit (credentials re-typed or kept), workspace access, delete.
 import { useState } from 'preact/hooks';
-import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -11,7 +10,12 @@ import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable, RowActions } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { usePagedList } from '../components/paged-filters.js';
+import {
+  NO_PROVIDER_FILTERS,
+  ProviderTypeFilter,
+  providerListQuery,
+} from '../components/provider-filters.js';
 import { useListDialog } from '../components/use-list-dialog.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
@@ -20,29 +24,10 @@ import { maskedEntries } from './integrations-form.js';
 
 const PAGE_SIZE = 25;
 
-interface Filters {
-  readonly type: string;
-  readonly status: string;
-  readonly workspace: string;
-  readonly page: number;
-}
-
 export function IntegrationsPage() {
   const { api, me } = useConsole();
-  const { filters, filter, setPage, list } = usePagedList(
-    { type: '', status: '', workspace: '', page: 0 } as Filters,
-    async (f) =>
-      unwrap(
-        await api.GET('/integrations', {
-          params: {
-            query: pageQuery(PAGE_SIZE, f.page, {
-              ai_provider: f.type,
-              status: f.status,
-              workspace_id: f.workspace,
-            }),
-          },
-        }),
-      ),
+  const { filters, filter, setPage, list } = usePagedList(NO_PROVIDER_FILTERS, async (f) =>
+    unwrap(await api.GET('/integrations', { params: { query: providerListQuery(PAGE_SIZE, f) } })),
   );
   const { dialog, open, closed } = useListDialog<
     | { kind: 'create' }
@@ -84,14 +69,7 @@ export function IntegrationsPage() {
         given access reach it through their providers, as <code>x-service-provider: @slug</code>.
       </p>
       <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
-        <FilterSelect
-          label="Provider type"
-          name="ai_provider"
-          value={filters.type}
-          anyLabel="All types"
-          options={AI_PROVIDERS}
-          onChange={(type) => filter({ type })}
-        />
+        <ProviderTypeFilter name="ai_provider" value={filters.type} onChange={(type) => filter({ type })} />
         <FilterSelect
           label="Status"
           name="status"

@@ -3,7 +3,6 @@
 // integration the workspace may use, edit its limits, models, expiry and status, delete it. The
 // legacy virtual keys view of the same records is a second tab.
 import { useState } from 'preact/hooks';
-import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
@@ -13,7 +12,12 @@ import { describeRate, describeUsage } from '../components/limits-form.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable, RowActions } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { usePagedList } from '../components/paged-filters.js';
+import {
+  NO_PROVIDER_FILTERS,
+  ProviderTypeFilter,
+  providerListQuery,
+} from '../components/provider-filters.js';
 import { useListDialog } from '../components/use-list-dialog.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
@@ -23,30 +27,11 @@ import { VirtualKeysList } from './providers-virtual-keys.js';
 
 const PAGE_SIZE = 25;
 
-interface Filters {
-  readonly workspace: string;
-  readonly type: string;
-  readonly status: string;
-  readonly page: number;
-}
-
 export function ProvidersPage() {
   const { api, me } = useConsole();
   const [tab, setTab] = useState<'providers' | 'virtual-keys'>('providers');
-  const { filters, filter, setPage, list } = usePagedList(
-    { workspace: '', type: '', status: '', page: 0 } as Filters,
-    async (f) =>
-      unwrap(
-        await api.GET('/providers', {
-          params: {
-            query: pageQuery(PAGE_SIZE, f.page, {
-              workspace_id: f.workspace,
-              ai_provider: f.type,
-              status: f.status,
-            }),
-          },
-        }),
-      ),
+  const { filters, filter, setPage, list } = usePagedList(NO_PROVIDER_FILTERS, async (f) =>
+    unwrap(await api.GET('/providers', { params: { query: providerListQuery(PAGE_SIZE, f) } })),
   );
   const { dialog, open, closed } = useListDialog<
     { kind: 'create' } | { kind: 'edit'; provider: Provider } | { kind: 'delete'; provider: Provider }
@@ -96,13 +81,7 @@ export function ProvidersPage() {
         ) : null}
         {tab === 'providers' ? (
           <>
-            <FilterSelect
-              label="Provider type"
-              value={filters.type}
-              anyLabel="All types"
-              options={AI_PROVIDERS}
-              onChange={(type) => filter({ type })}
-            />
+            <ProviderTypeFilter value={filters.type} onChange={(type) => filter({ type })} />
             <FilterSelect
               label="Status"
               value={filters.status}
