@@ -1,5 +1,5 @@
-// A list filter's select: the choice of none first ("All types", "Any status"), then the values,
-// each shown as itself or with its own label.
+// A labelled select of string values (a list's filter, a version to compare): the choice of none
+// first when there is one ("All types", "Any status"), then the values, each as itself or its label.
 export type FilterOption = string | readonly [value: string, label: string];
 
 /** The status filter of saved configs and policies. */

@@ -4,6 +4,7 @@ import { unwrap } from '../api/client.js';
 import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatNumber, formatTime, formatUsd } from '../components/format.js';
+import { PageButtons } from '../components/list-pager.js';
 import { useApi } from '../components/use-api.js';
 import { useConsole } from '../context.js';
 import type { TimeFilter } from './analytics-charts.js';
@@ -111,25 +112,11 @@ export function AnalyticsGroups(props: AnalyticsGroupsProps) {
       </div>
       {pages > 1 ? (
         <nav class="analytics-pager" aria-label="group pages">
-          <button
-            type="button"
-            class="secondary outline"
-            disabled={page === 0}
-            onClick={() => props.onPage(page - 1)}
-          >
-            Previous
-          </button>
-          <small>
-            Page {page + 1} of {pages} ({formatNumber(total)} groups)
-          </small>
-          <button
-            type="button"
-            class="secondary outline"
-            disabled={page + 1 >= pages}
-            onClick={() => props.onPage(page + 1)}
-          >
-            Next
-          </button>
+          <PageButtons page={page} pages={pages} onPage={props.onPage}>
+            <small>
+              Page {page + 1} of {pages} ({formatNumber(total)} groups)
+            </small>
+          </PageButtons>
         </nav>
       ) : null}
     </section>

@@ -6,6 +6,7 @@ import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
+import { FilterSelect } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
@@ -92,17 +93,17 @@ export function ConfigHistory(props: { id: string }) {
         <section>
           <h3>Compare versions</h3>
           <div class="grid">
-            <VersionSelect
+            <FilterSelect
               label="From version"
-              value={pair.from}
-              versions={numbers}
-              onChange={(from) => setPair({ ...pair, from })}
+              value={String(pair.from)}
+              options={numbers.map(String)}
+              onChange={(from) => setPair({ ...pair, from: Number(from) })}
             />
-            <VersionSelect
+            <FilterSelect
               label="To version"
-              value={pair.to}
-              versions={numbers}
-              onChange={(to) => setPair({ ...pair, to })}
+              value={String(pair.to)}
+              options={numbers.map(String)}
+              onChange={(to) => setPair({ ...pair, to: Number(to) })}
             />
           </div>
           <VersionPair configId={props.id} from={pair.from} to={pair.to} />
@@ -133,28 +134,5 @@ function VersionPair(props: { configId: string; from: number; to: number }) {
       beforeLabel={`version ${props.from}`}
       afterLabel={`version ${props.to}`}
     />
-  );
-}
-
-function VersionSelect(props: {
-  label: string;
-  value: number;
-  versions: readonly number[];
-  onChange(version: number): void;
-}) {
-  return (
-    <label>
-      {props.label}
-      <select
-        value={props.value}
-        onChange={(e) => props.onChange(Number((e.target as HTMLSelectElement).value))}
-      >
-        {props.versions.map((n) => (
-          <option key={n} value={n}>
-            {n}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
