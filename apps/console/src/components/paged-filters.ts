@@ -10,24 +10,30 @@ export interface PagedFilters<F extends { readonly page: number }> {
   setPage(page: number): void;
 }
 
-export function usePagedFilters<F extends { readonly page: number }>(initial: F): PagedFilters<F> {
+/** The filters, and the page they select, loaded again whenever they (or `deps`) change. */
+export function usePagedList<F extends { readonly page: number }, T>(
+  initial: F,
+  load: (filters: F) => Promise<T>,
+  deps: readonly unknown[] = [],
+): PagedFilters<F> & { readonly list: Loaded<T> } {
   const [filters, setFilters] = useState(initial);
+  const list = useApi(() => load(filters), [filters, ...deps]);
   return {
     filters,
     filter: (patch) => setFilters((f) => ({ ...f, ...patch, page: 0 })),
     setPage: (page) => setFilters((f) => ({ ...f, page })),
+    list,
   };
 }
 
-/** The filters, and the page they select, loaded again whenever they change. */
-export function usePagedList<F extends { readonly page: number }, T>(
-  initial: F,
-  load: (filters: F) => Promise<T>,
-): PagedFilters<F> & { readonly list: Loaded<T> } {
-  const paged = usePagedFilters(initial);
-  const list = useApi(() => load(paged.filters), [paged.filters]);
-  return { ...paged, list };
+/** The filters of saved configs and policies: workspace (organisation-level callers) and status. */
+export interface SavedFilters {
+  readonly workspace: string;
+  readonly status: 'active' | 'archived';
+  readonly page: number;
 }
+
+export const ACTIVE_SAVED: SavedFilters = { workspace: '', status: 'active', page: 0 };
 
 type SetOnly<O> = { [K in keyof O]?: Exclude<O[K], ''> };
 

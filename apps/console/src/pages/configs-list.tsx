@@ -1,6 +1,3 @@
-// The list of saved configs: one page at a time from GET /configs (server-side pagination), filtered
-// by status and, for an organisation-level caller, by workspace.
-import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
@@ -9,7 +6,7 @@ import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
+import { ACTIVE_SAVED, pageQuery, type SavedFilters, usePagedList } from '../components/paged-filters.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
@@ -19,25 +16,18 @@ export const CONFIGS_PAGE_SIZE = 20;
 export function ConfigsList() {
   const { api, me } = useConsole();
   const orgLevel = isOrganisationLevel(me);
-  const [workspace, setWorkspace] = useState('');
-  const [status, setStatus] = useState<'active' | 'archived'>('active');
-  const [page, setPage] = useState(0);
   const workspaceName = useWorkspaceNames();
-  const list = useApi(
-    async () =>
+  const { filters, filter, setPage, list } = usePagedList(
+    ACTIVE_SAVED,
+    async (f) =>
       unwrap(
         await api.GET('/configs', {
           params: {
-            query: {
-              page_size: CONFIGS_PAGE_SIZE,
-              current_page: page,
-              status,
-              ...(workspace ? { workspace_id: workspace } : {}),
-            },
+            query: pageQuery(CONFIGS_PAGE_SIZE, f.page, { status: f.status, workspace_id: f.workspace }),
           },
         }),
       ),
-    [api, workspace, status, page],
+    [api],
   );
   return (
     <Page
@@ -55,22 +45,16 @@ export function ConfigsList() {
           <WorkspaceSelect
             id="configs-workspace"
             label="Workspace"
-            value={workspace}
-            onChange={(value) => {
-              setWorkspace(value);
-              setPage(0);
-            }}
+            value={filters.workspace}
+            onChange={(workspace) => filter({ workspace })}
             emptyLabel="All workspaces"
           />
         ) : null}
         <FilterSelect
           label="Status"
-          value={status}
+          value={filters.status}
           options={STATUSES}
-          onChange={(value) => {
-            setStatus(value as 'active' | 'archived');
-            setPage(0);
-          }}
+          onChange={(status) => filter({ status: status as SavedFilters['status'] })}
         />
       </form>
       <ListTable
@@ -83,7 +67,7 @@ export function ConfigsList() {
         empty="No configs here yet."
         pager={
           <ListPager
-            page={page}
+            page={filters.page}
             pageSize={CONFIGS_PAGE_SIZE}
             total={list.data?.total}
             onPage={setPage}

@@ -1,14 +1,10 @@
-// The policies of one kind, a page at a time (GET /policies/usage-limits or /rate-limits), filtered
-// by status and, for an organisation-level caller, by workspace; tabs between the two kinds when the
-// caller may list rate-limit policies too.
-import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { FilterSelect, STATUSES } from '../components/filter-select.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
+import { ACTIVE_SAVED, pageQuery, type SavedFilters, usePagedList } from '../components/paged-filters.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
@@ -24,16 +20,14 @@ export function PoliciesList(props: { kind: PolicyKind }) {
   const { api, me } = useConsole();
   const orgLevel = isOrganisationLevel(me);
   const workspaceName = useWorkspaceNames();
-  const [filter, setFilter] = useState({ workspace: '', status: 'active' as 'active' | 'archived', page: 0 });
-  const list = useApi(
-    () =>
+  const { filters, filter, setPage, list } = usePagedList(
+    ACTIVE_SAVED,
+    (f) =>
       listPolicies(api, props.kind, {
-        page_size: POLICIES_PAGE_SIZE,
-        current_page: filter.page,
-        status: filter.status,
-        ...(filter.workspace ? { workspace_id: filter.workspace } : {}),
+        ...pageQuery(POLICIES_PAGE_SIZE, f.page, { workspace_id: f.workspace }),
+        status: f.status,
       }),
-    [api, props.kind, filter],
+    [api, props.kind],
   );
   const rate = can(me, 'rate_limits_policies.list');
   return (
@@ -70,16 +64,16 @@ export function PoliciesList(props: { kind: PolicyKind }) {
           <WorkspaceSelect
             id="policies-workspace"
             label="Workspace"
-            value={filter.workspace}
-            onChange={(workspace) => setFilter({ ...filter, workspace, page: 0 })}
+            value={filters.workspace}
+            onChange={(workspace) => filter({ workspace })}
             emptyLabel="All (organisation-level too)"
           />
         ) : null}
         <FilterSelect
           label="Status"
-          value={filter.status}
+          value={filters.status}
           options={STATUSES}
-          onChange={(status) => setFilter({ ...filter, status: status as 'active' | 'archived', page: 0 })}
+          onChange={(status) => filter({ status: status as SavedFilters['status'] })}
         />
       </form>
       <ListTable
@@ -92,10 +86,10 @@ export function PoliciesList(props: { kind: PolicyKind }) {
         empty="No policies here yet."
         pager={
           <ListPager
-            page={filter.page}
+            page={filters.page}
             pageSize={POLICIES_PAGE_SIZE}
             total={list.data?.total}
-            onPage={(page) => setFilter({ ...filter, page })}
+            onPage={setPage}
             label="policies"
           />
         }
