@@ -2,12 +2,6 @@
 // first when there is one ("All types", "Any status"), then the values, each as itself or its label.
 export type FilterOption = string | readonly [value: string, label: string];
 
-/** The status filter of saved configs and policies. */
-export const STATUSES: readonly FilterOption[] = [
-  ['active', 'Active'],
-  ['archived', 'Archived'],
-];
-
 export function FilterSelect(props: {
   label: string;
   name?: string;

@@ -26,15 +26,6 @@ export function usePagedList<F extends { readonly page: number }, T>(
   };
 }
 
-/** The filters of saved configs and policies: workspace (organisation-level callers) and status. */
-export interface SavedFilters {
-  readonly workspace: string;
-  readonly status: 'active' | 'archived';
-  readonly page: number;
-}
-
-export const ACTIVE_SAVED: SavedFilters = { workspace: '', status: 'active', page: 0 };
-
 type SetOnly<O> = { [K in keyof O]?: Exclude<O[K], ''> };
 
 /** A page of the list, with the filters of `optional` that are not empty (the API reads '' as a value). */

@@ -1,14 +1,13 @@
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { FilterSelect, STATUSES } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { ACTIVE_SAVED, pageQuery, type SavedFilters, usePagedList } from '../components/paged-filters.js';
+import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { ACTIVE_SAVED, SavedFilterForm } from '../components/saved-filters.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
-import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 
 export const CONFIGS_PAGE_SIZE = 20;
@@ -17,7 +16,7 @@ export function ConfigsList() {
   const { api, me } = useConsole();
   const orgLevel = isOrganisationLevel(me);
   const workspaceName = useWorkspaceNames();
-  const { filters, filter, setPage, list } = usePagedList(
+  const paged = usePagedList(
     ACTIVE_SAVED,
     async (f) =>
       unwrap(
@@ -29,6 +28,7 @@ export function ConfigsList() {
       ),
     [api],
   );
+  const { filters, setPage, list } = paged;
   return (
     <Page
       title="Configs"
@@ -40,23 +40,7 @@ export function ConfigsList() {
         ) : null
       }
     >
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {orgLevel ? (
-          <WorkspaceSelect
-            id="configs-workspace"
-            label="Workspace"
-            value={filters.workspace}
-            onChange={(workspace) => filter({ workspace })}
-            emptyLabel="All workspaces"
-          />
-        ) : null}
-        <FilterSelect
-          label="Status"
-          value={filters.status}
-          options={STATUSES}
-          onChange={(status) => filter({ status: status as SavedFilters['status'] })}
-        />
-      </form>
+      <SavedFilterForm paged={paged} workspaceId="configs-workspace" allWorkspaces="All workspaces" />
       <ListTable
         testId="configs-table"
         class="striped"

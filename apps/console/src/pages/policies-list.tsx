@@ -1,12 +1,11 @@
 import { Link } from 'wouter-preact';
-import { can, isOrganisationLevel } from '../api/me.js';
-import { FilterSelect, STATUSES } from '../components/filter-select.js';
+import { can } from '../api/me.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { ACTIVE_SAVED, pageQuery, type SavedFilters, usePagedList } from '../components/paged-filters.js';
+import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { ACTIVE_SAVED, SavedFilterForm } from '../components/saved-filters.js';
 import { useWorkspaceNames } from '../components/workspace-names.js';
-import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { listPolicies, policyScope } from './policies-api.js';
 import type { PolicyKind } from './policies-body.js';
@@ -18,9 +17,8 @@ const TITLES = { usage: 'Usage limits', rate: 'Rate limits' } as const;
 
 export function PoliciesList(props: { kind: PolicyKind }) {
   const { api, me } = useConsole();
-  const orgLevel = isOrganisationLevel(me);
   const workspaceName = useWorkspaceNames();
-  const { filters, filter, setPage, list } = usePagedList(
+  const paged = usePagedList(
     ACTIVE_SAVED,
     (f) =>
       listPolicies(api, props.kind, {
@@ -29,6 +27,7 @@ export function PoliciesList(props: { kind: PolicyKind }) {
       }),
     [api, props.kind],
   );
+  const { filters, setPage, list } = paged;
   const rate = can(me, 'rate_limits_policies.list');
   return (
     <Page
@@ -59,23 +58,11 @@ export function PoliciesList(props: { kind: PolicyKind }) {
         </nav>
       ) : null}
       <h3>{TITLES[props.kind]}</h3>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {orgLevel ? (
-          <WorkspaceSelect
-            id="policies-workspace"
-            label="Workspace"
-            value={filters.workspace}
-            onChange={(workspace) => filter({ workspace })}
-            emptyLabel="All (organisation-level too)"
-          />
-        ) : null}
-        <FilterSelect
-          label="Status"
-          value={filters.status}
-          options={STATUSES}
-          onChange={(status) => filter({ status: status as SavedFilters['status'] })}
-        />
-      </form>
+      <SavedFilterForm
+        paged={paged}
+        workspaceId="policies-workspace"
+        allWorkspaces="All (organisation-level too)"
+      />
       <ListTable
         testId="policies-table"
         class="striped"
