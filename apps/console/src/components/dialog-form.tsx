@@ -1,9 +1,17 @@
-// What every create / edit dialog's form does the same way: submitting (busy while the API answers,
-// the API's error kept to show by its field), and its foot: the errors no field shows, Cancel and
-// the submit button.
+// What every create / edit dialog's form does the same way: its state changed a few fields at a
+// time, submitting (busy while the API answers, the API's error kept to show by its field), and its
+// foot: the errors no field shows, Cancel and the submit button.
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ErrorBanner } from './error-banner.js';
 import { unplacedError } from './form-errors.js';
+import { ModalDialog } from './modal-dialog.js';
+
+/** A form's state and the setter of some of its fields. */
+export function usePatchState<T extends object>(initial: T | (() => T)): [T, (patch: Partial<T>) => void] {
+  const [value, setValue] = useState(initial);
+  return [value, (patch) => setValue((v) => ({ ...v, ...patch }))];
+}
 
 export interface Submitting {
   readonly error: Error | undefined;
@@ -51,5 +59,31 @@ export function DialogActions(props: {
         </button>
       </footer>
     </>
+  );
+}
+
+/** A modal dialog holding one form: the fields, then DialogActions; closing it is Cancel. */
+export function FormDialog(props: {
+  readonly title: string;
+  readonly testId: string;
+  readonly submitting: Submitting;
+  readonly placed: readonly string[];
+  readonly submitLabel: string;
+  readonly formId?: string;
+  onCancel(): void;
+  readonly children: ComponentChildren;
+}) {
+  return (
+    <ModalDialog title={props.title} onClose={props.onCancel} wide testId={props.testId}>
+      <form onSubmit={props.submitting.submit} id={props.formId}>
+        {props.children}
+        <DialogActions
+          submitting={props.submitting}
+          placed={props.placed}
+          submitLabel={props.submitLabel}
+          onCancel={props.onCancel}
+        />
+      </form>
+    </ModalDialog>
   );
 }

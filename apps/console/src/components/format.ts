@@ -21,3 +21,12 @@ export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '–';
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
+
+/** Metadata of string values as `key=value, …` ('–' when there is none). */
+export function formatMetadata(metadata: Readonly<Record<string, string>>): string {
+  return (
+    Object.entries(metadata)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ') || '–'
+  );
+}

@@ -1,5 +1,6 @@
 // The rate limits, usage limits and expiry of a key or provider form (state in limits-form.ts).
 // The API validates every value; its error is shown under the part it names.
+import type { ComponentChildren } from 'preact';
 import { FieldError } from './field-error.js';
 import type { LimitsState, RateLimitRow, UsageLimitRow } from './limits-form.js';
 
@@ -7,145 +8,111 @@ export function LimitsFields(props: {
   value: LimitsState;
   onChange(value: LimitsState): void;
   error: unknown;
-  /** Field names of the request body (`body.rate_limits`...). */
+  /** false: no expiry field (the form has none). */
   expiry?: boolean;
 }) {
   const { value } = props;
-  const setRate = (index: number, row: Partial<RateLimitRow>) =>
-    props.onChange({ ...value, rate: value.rate.map((r, i) => (i === index ? { ...r, ...row } : r)) });
-  const setUsage = (index: number, row: Partial<UsageLimitRow>) =>
-    props.onChange({ ...value, usage: value.usage.map((r, i) => (i === index ? { ...r, ...row } : r)) });
   return (
     <div class="limits-fields">
-      <fieldset>
-        <legend>Rate limits</legend>
-        {value.rate.map((row, index) => (
-          <div key={index} class="inline-group limit-row">
-            <select
-              aria-label={`rate limit ${index + 1} type`}
+      <LimitRows
+        legend="Rate limits"
+        what="rate limit"
+        rows={value.rate}
+        onChange={(rate) => props.onChange({ ...value, rate })}
+        added={() => ({ type: 'requests', unit: 'rpm', value: '' })}
+        error={props.error}
+        field="body.rate_limits"
+        errorId="rate-limits-error"
+      >
+        {(row, name, set) => (
+          <>
+            <Choice
+              label={name('type')}
               value={row.type}
-              onChange={(e) =>
-                setRate(index, { type: (e.target as HTMLSelectElement).value as RateLimitRow['type'] })
-              }
-            >
-              <option value="requests">requests</option>
-              <option value="tokens">tokens</option>
-            </select>
+              options={[
+                ['requests', 'requests'],
+                ['tokens', 'tokens'],
+              ]}
+              onChange={(type) => set({ type })}
+            />
             <input
               type="number"
               min="1"
               step="1"
-              aria-label={`rate limit ${index + 1} value`}
+              aria-label={name('value')}
               value={row.value}
-              onInput={(e) => setRate(index, { value: (e.target as HTMLInputElement).value })}
+              onInput={(e) => set({ value: (e.target as HTMLInputElement).value })}
             />
-            <select
-              aria-label={`rate limit ${index + 1} unit`}
+            <Choice
+              label={name('unit')}
               value={row.unit}
-              onChange={(e) =>
-                setRate(index, { unit: (e.target as HTMLSelectElement).value as RateLimitRow['unit'] })
-              }
-            >
-              <option value="rpm">per minute</option>
-              <option value="rph">per hour</option>
-              <option value="rpd">per day</option>
-            </select>
-            <button
-              type="button"
-              class="secondary outline"
-              onClick={() => props.onChange({ ...value, rate: value.rate.filter((_, i) => i !== index) })}
-            >
-              Remove
-            </button>
-          </div>
-        ))}
-        <button
-          type="button"
-          class="secondary outline"
-          onClick={() =>
-            props.onChange({ ...value, rate: [...value.rate, { type: 'requests', unit: 'rpm', value: '' }] })
-          }
-        >
-          Add a rate limit
-        </button>
-        <FieldError error={props.error} field="body.rate_limits" id="rate-limits-error" />
-      </fieldset>
-      <fieldset>
-        <legend>Usage limits</legend>
-        {value.usage.map((row, index) => (
-          <div key={index} class="inline-group limit-row">
-            <select
-              aria-label={`usage limit ${index + 1} type`}
+              options={[
+                ['rpm', 'per minute'],
+                ['rph', 'per hour'],
+                ['rpd', 'per day'],
+              ]}
+              onChange={(unit) => set({ unit })}
+            />
+          </>
+        )}
+      </LimitRows>
+      <LimitRows
+        legend="Usage limits"
+        what="usage limit"
+        rows={value.usage}
+        onChange={(usage) => props.onChange({ ...value, usage })}
+        added={() => ({
+          type: value.usage.some((u) => u.type === 'cost') ? 'tokens' : 'cost',
+          credit_limit: '',
+          alert_threshold: '',
+          periodic_reset: '',
+        })}
+        error={props.error}
+        field="body.usage_limits"
+        errorId="usage-limits-error"
+      >
+        {(row, name, set) => (
+          <>
+            <Choice
+              label={name('type')}
               value={row.type}
-              onChange={(e) =>
-                setUsage(index, { type: (e.target as HTMLSelectElement).value as UsageLimitRow['type'] })
-              }
-            >
-              <option value="cost">cost (USD)</option>
-              <option value="tokens">tokens</option>
-            </select>
+              options={[
+                ['cost', 'cost (USD)'],
+                ['tokens', 'tokens'],
+              ]}
+              onChange={(type) => set({ type })}
+            />
             <input
               type="number"
               min="0"
               step="any"
               placeholder="limit"
-              aria-label={`usage limit ${index + 1} credit limit`}
+              aria-label={name('credit limit')}
               value={row.credit_limit}
-              onInput={(e) => setUsage(index, { credit_limit: (e.target as HTMLInputElement).value })}
+              onInput={(e) => set({ credit_limit: (e.target as HTMLInputElement).value })}
             />
             <input
               type="number"
               min="0"
               step="any"
               placeholder="alert at"
-              aria-label={`usage limit ${index + 1} alert threshold`}
+              aria-label={name('alert threshold')}
               value={row.alert_threshold}
-              onInput={(e) => setUsage(index, { alert_threshold: (e.target as HTMLInputElement).value })}
+              onInput={(e) => set({ alert_threshold: (e.target as HTMLInputElement).value })}
             />
-            <select
-              aria-label={`usage limit ${index + 1} reset`}
+            <Choice
+              label={name('reset')}
               value={row.periodic_reset}
-              onChange={(e) =>
-                setUsage(index, {
-                  periodic_reset: (e.target as HTMLSelectElement).value as UsageLimitRow['periodic_reset'],
-                })
-              }
-            >
-              <option value="">never resets</option>
-              <option value="weekly">resets weekly</option>
-              <option value="monthly">resets monthly</option>
-            </select>
-            <button
-              type="button"
-              class="secondary outline"
-              onClick={() => props.onChange({ ...value, usage: value.usage.filter((_, i) => i !== index) })}
-            >
-              Remove
-            </button>
-          </div>
-        ))}
-        <button
-          type="button"
-          class="secondary outline"
-          onClick={() =>
-            props.onChange({
-              ...value,
-              usage: [
-                ...value.usage,
-                {
-                  type: value.usage.some((u) => u.type === 'cost') ? 'tokens' : 'cost',
-                  credit_limit: '',
-                  alert_threshold: '',
-                  periodic_reset: '',
-                },
-              ],
-            })
-          }
-        >
-          Add a usage limit
-        </button>
-        <FieldError error={props.error} field="body.usage_limits" id="usage-limits-error" />
-      </fieldset>
+              options={[
+                ['', 'never resets'],
+                ['weekly', 'resets weekly'],
+                ['monthly', 'resets monthly'],
+              ]}
+              onChange={(periodic_reset) => set({ periodic_reset })}
+            />
+          </>
+        )}
+      </LimitRows>
       {props.expiry === false ? null : (
         <label>
           Expires at <small class="muted">(your time zone; empty: the workspace default, or never)</small>
@@ -158,5 +125,72 @@ export function LimitsFields(props: {
         </label>
       )}
     </div>
+  );
+}
+
+/** One kind of limit: its rows (each with Remove), "Add a …", and the API's error for the list. */
+function LimitRows<R extends RateLimitRow | UsageLimitRow>(props: {
+  legend: string;
+  /** "rate limit": names the fields ("rate limit 2 unit") and the add button. */
+  what: string;
+  rows: readonly R[];
+  onChange(rows: R[]): void;
+  added(): R;
+  error: unknown;
+  field: string;
+  errorId: string;
+  children(row: R, name: (part: string) => string, set: (change: Partial<R>) => void): ComponentChildren;
+}) {
+  const { rows } = props;
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {rows.map((row, index) => (
+        <div key={index} class="inline-group limit-row">
+          {props.children(
+            row,
+            (part) => `${props.what} ${index + 1} ${part}`,
+            (change) => props.onChange(rows.map((r, i) => (i === index ? { ...r, ...change } : r))),
+          )}
+          <button
+            type="button"
+            class="secondary outline"
+            onClick={() => props.onChange(rows.filter((_, i) => i !== index))}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button
+        type="button"
+        class="secondary outline"
+        onClick={() => props.onChange([...rows, props.added()])}
+      >
+        Add a {props.what}
+      </button>
+      <FieldError error={props.error} field={props.field} id={props.errorId} />
+    </fieldset>
+  );
+}
+
+/** A select of a limit row, named for screen readers (the row has no visible labels). */
+function Choice<V extends string>(props: {
+  label: string;
+  value: V;
+  options: readonly (readonly [V, string])[];
+  onChange(value: V): void;
+}) {
+  return (
+    <select
+      aria-label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange((e.target as HTMLSelectElement).value as V)}
+    >
+      {props.options.map(([value, text]) => (
+        <option key={value} value={value}>
+          {text}
+        </option>
+      ))}
+    </select>
   );
 }

@@ -1,5 +1,7 @@
 // Previous / next over a server-side page-number list (`current_page`, `page_size`, `total`): where the
 // page is in the total, and the page count; the browser never holds more than one page.
+import type { ComponentChildren } from 'preact';
+
 export function ListPager(props: {
   page: number;
   pageSize: number;
@@ -24,23 +26,39 @@ export function ListPager(props: {
         (page {page + 1} of {pages})
       </small>
       <div class="pager-buttons">
-        <button
-          type="button"
-          class="secondary outline"
-          disabled={page === 0}
-          onClick={() => props.onPage(page - 1)}
-        >
-          Previous
-        </button>
-        <button
-          type="button"
-          class="secondary outline"
-          disabled={page + 1 >= pages}
-          onClick={() => props.onPage(page + 1)}
-        >
-          Next
-        </button>
+        <PageButtons page={page} pages={pages} onPage={props.onPage} />
       </div>
     </nav>
+  );
+}
+
+/** Previous and Next over `pages` numbered pages, with what stands between them (if anything). */
+export function PageButtons(props: {
+  page: number;
+  pages: number;
+  onPage(page: number): void;
+  children?: ComponentChildren;
+}) {
+  const { page } = props;
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary outline"
+        disabled={page === 0}
+        onClick={() => props.onPage(page - 1)}
+      >
+        Previous
+      </button>
+      {props.children}
+      <button
+        type="button"
+        class="secondary outline"
+        disabled={page + 1 >= props.pages}
+        onClick={() => props.onPage(page + 1)}
+      >
+        Next
+      </button>
+    </>
   );
 }

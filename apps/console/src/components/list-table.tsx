@@ -3,6 +3,7 @@
 // when narrow), its column headers, a line saying nothing matches once a page has loaded empty, and
 // the page's pager below. The rows and the pager are the page's own.
 import type { ComponentChildren } from 'preact';
+import { DataTable } from './data-table.js';
 import { ErrorBanner } from './error-banner.js';
 
 export interface ListTableProps {
@@ -29,29 +30,15 @@ export function ListTable(props: ListTableProps) {
     <>
       <ErrorBanner error={props.error} />
       <div class="table-scroll">
-        <table
-          class={props.class ? `dense ${props.class}` : 'dense'}
-          data-testid={props.testId}
-          aria-busy={props.loading}
+        <DataTable
+          testId={props.testId}
+          class={props.class}
+          columns={props.columns}
+          hiddenColumn={props.hiddenColumn}
+          busy={props.loading}
         >
-          <thead>
-            <tr>
-              {props.columns.map((name) =>
-                name === false ? null : (
-                  <th key={name} scope="col">
-                    {name}
-                  </th>
-                ),
-              )}
-              {props.hiddenColumn ? (
-                <th scope="col">
-                  <span class="visually-hidden">{props.hiddenColumn}</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>{props.children}</tbody>
-        </table>
+          {props.children}
+        </DataTable>
       </div>
       {props.rows?.length === 0 ? (
         <p class="muted" data-testid={props.emptyTestId}>
@@ -79,5 +66,29 @@ export function RowButton(props: {
     >
       {props.children}
     </button>
+  );
+}
+
+/** A row's last cell: Edit and Delete, each offered only when given (the caller may do it). */
+export function RowActions(props: {
+  /** The row's name, naming the buttons for screen readers ("Edit @openai"). */
+  readonly name?: string;
+  onEdit?(): void;
+  onDelete?(): void;
+}) {
+  const named = (action: string) => (props.name === undefined ? undefined : `${action} ${props.name}`);
+  return (
+    <td class="row-actions">
+      {props.onEdit ? (
+        <RowButton label={named('Edit')} onClick={props.onEdit}>
+          Edit
+        </RowButton>
+      ) : null}
+      {props.onDelete ? (
+        <RowButton label={named('Delete')} danger onClick={props.onDelete}>
+          Delete
+        </RowButton>
+      ) : null}
+    </td>
   );
 }

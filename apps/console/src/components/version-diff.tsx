@@ -31,12 +31,12 @@ export function VersionDiff(props: {
                 {row.kind === 'added' ? (
                   <>
                     <span aria-hidden="true">+</span>
-                    <span class="sr-only">added</span>
+                    <span class="visually-hidden">added</span>
                   </>
                 ) : row.kind === 'removed' ? (
                   <>
                     <span aria-hidden="true">-</span>
-                    <span class="sr-only">removed</span>
+                    <span class="visually-hidden">removed</span>
                   </>
                 ) : (
                   ''

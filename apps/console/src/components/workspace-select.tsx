@@ -1,55 +1,57 @@
-// Choosing a workspace in a form or a filter. A workspace-bound caller has only its own; an
-// organisation-level caller picks from the first 100 active workspaces matching a name filter (the
-// API filters; the browser never loads them all). Without workspaces.list it types an id or slug.
-import { useState } from 'preact/hooks';
+// The one workspace picker, in forms and in filters. A workspace-bound caller has only its own (shown,
+// locked). An organisation-level caller who may list workspaces picks from the first 100 active ones
+// matching a name filter (the API filters; the browser never loads them all); one who may not, or
+// whose listing fails, types a workspace id or slug (the API accepts both).
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { useConsole } from '../context.js';
-import { useApi } from './use-api.js';
-
-const PAGE = 100;
+import type { InvalidProps } from './field-error.js';
+import { SEARCHED_PAGE, SearchBox, useSearchedPage } from './searched-page.js';
 
 export function WorkspaceSelect(props: {
   label: string;
   value: string;
   onChange(id: string): void;
-  /** Text of the empty choice ("All workspaces"); without it a workspace must be chosen. */
-  anyLabel?: string;
+  /** Text of the empty choice (all workspaces in a filter, organisation-level in a form). */
+  emptyLabel?: string;
+  id?: string;
   name?: string;
-  invalid?: Record<string, unknown>;
+  required?: boolean;
+  disabled?: boolean;
+  invalid?: InvalidProps;
 }) {
   const { api, me } = useConsole();
-  const [filter, setFilter] = useState('');
   const listable = isOrganisationLevel(me) && can(me, 'workspaces.list');
-  const list = useApi(
-    async () =>
+  const { list, search, setSearch, searchable } = useSearchedPage(
+    async (name) =>
       listable
         ? unwrap(
             await api.GET('/workspaces', {
-              params: { query: { page_size: PAGE, status: 'active', ...(filter ? { name: filter } : {}) } },
+              params: { query: { page_size: SEARCHED_PAGE, status: 'active', ...(name ? { name } : {}) } },
             }),
           )
         : undefined,
-    [listable, filter],
+    [listable],
   );
+  const field = { id: props.id, name: props.name, required: props.required, ...props.invalid };
   if (me.workspace !== null)
     return (
       <label>
         {props.label}
-        <select name={props.name} value={me.workspace.id} disabled>
+        <select {...field} value={me.workspace.id} disabled>
           <option value={me.workspace.id}>{me.workspace.name}</option>
         </select>
       </label>
     );
-  if (!listable)
+  if (!listable || list.error)
     return (
       <label>
         {props.label} (id or slug)
         <input
-          name={props.name}
+          {...field}
           value={props.value}
-          onInput={(e) => props.onChange((e.target as HTMLInputElement).value)}
-          {...props.invalid}
+          disabled={props.disabled}
+          onInput={(e) => props.onChange((e.target as HTMLInputElement).value.trim())}
         />
       </label>
     );
@@ -60,13 +62,13 @@ export function WorkspaceSelect(props: {
       <label>
         {props.label}
         <select
-          name={props.name}
+          {...field}
           value={props.value}
+          disabled={props.disabled}
           aria-busy={list.loading}
           onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}
-          {...props.invalid}
         >
-          <option value="">{props.anyLabel ?? 'Choose a workspace'}</option>
+          <option value="">{props.emptyLabel ?? 'Choose a workspace'}</option>
           {chosenMissing ? <option value={props.value}>{props.value}</option> : null}
           {rows.map((w) => (
             <option key={w.id} value={w.id}>
@@ -75,15 +77,8 @@ export function WorkspaceSelect(props: {
           ))}
         </select>
       </label>
-      {(list.data?.total ?? 0) > PAGE || filter !== '' ? (
-        <label>
-          <small>Find a workspace by name</small>
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
-          />
-        </label>
+      {searchable && !props.disabled ? (
+        <SearchBox label="Find a workspace by name" value={search} onInput={setSearch} />
       ) : null}
     </>
   );

@@ -1,8 +1,10 @@
 // The Analytics page's grouped table: GET /analytics/groups/{groupBy} over the range, one page at a
 // time (the API aggregates and orders by request count; the browser never sees the rows).
 import { unwrap } from '../api/client.js';
+import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatNumber, formatTime, formatUsd } from '../components/format.js';
+import { PageButtons } from '../components/list-pager.js';
 import { useApi } from '../components/use-api.js';
 import { useConsole } from '../context.js';
 import type { TimeFilter } from './analytics-charts.js';
@@ -66,69 +68,55 @@ export function AnalyticsGroups(props: AnalyticsGroupsProps) {
       </header>
       <ErrorBanner error={groups.error} />
       <div class="overflow-auto">
-        <table class="dense striped" data-testid="groups" aria-busy={groups.loading}>
-          <thead>
-            <tr>
-              <th scope="col">{GROUP_BYS[groupBy]}</th>
-              <th scope="col">Requests</th>
-              <th scope="col">Cost</th>
-              <th scope="col">Tokens</th>
-              <th scope="col">Avg latency</th>
-              <th scope="col">p95</th>
-              <th scope="col">p99</th>
-              <th scope="col">Errors</th>
-              <th scope="col">Success</th>
-              <th scope="col">Cache hits</th>
-              <th scope="col">Last seen</th>
+        <DataTable
+          class="striped"
+          testId="groups"
+          busy={groups.loading}
+          columns={[
+            GROUP_BYS[groupBy],
+            'Requests',
+            'Cost',
+            'Tokens',
+            'Avg latency',
+            'p95',
+            'p99',
+            'Errors',
+            'Success',
+            'Cache hits',
+            'Last seen',
+          ]}
+        >
+          {(groups.data?.data ?? []).map((row) => (
+            <tr key={row.key} data-testid="group-row">
+              <th scope="row">{row.key === '' ? <span class="muted">(none)</span> : row.key}</th>
+              <td>{formatNumber(row.request_count)}</td>
+              <td>{formatUsd(numeric(row.cost))}</td>
+              <td>{formatNumber(numeric(row.total_tokens))}</td>
+              <td>{formatValue(numeric(row.avg_latency), 'ms')}</td>
+              <td>{formatValue(numeric(row.p95_latency), 'ms')}</td>
+              <td>{formatValue(numeric(row.p99_latency), 'ms')}</td>
+              <td>{formatNumber(numeric(row.error_count))}</td>
+              <td>{formatPercent(numeric(row.success_rate))}</td>
+              <td>{formatPercent(numeric(row.cache_hit_rate))}</td>
+              <td>{typeof row.last_seen === 'string' ? formatTime(row.last_seen) : '–'}</td>
             </tr>
-          </thead>
-          <tbody>
-            {(groups.data?.data ?? []).map((row) => (
-              <tr key={row.key} data-testid="group-row">
-                <th scope="row">{row.key === '' ? <span class="muted">(none)</span> : row.key}</th>
-                <td>{formatNumber(row.request_count)}</td>
-                <td>{formatUsd(numeric(row.cost))}</td>
-                <td>{formatNumber(numeric(row.total_tokens))}</td>
-                <td>{formatValue(numeric(row.avg_latency), 'ms')}</td>
-                <td>{formatValue(numeric(row.p95_latency), 'ms')}</td>
-                <td>{formatValue(numeric(row.p99_latency), 'ms')}</td>
-                <td>{formatNumber(numeric(row.error_count))}</td>
-                <td>{formatPercent(numeric(row.success_rate))}</td>
-                <td>{formatPercent(numeric(row.cache_hit_rate))}</td>
-                <td>{typeof row.last_seen === 'string' ? formatTime(row.last_seen) : '–'}</td>
-              </tr>
-            ))}
-            {groups.data && groups.data.data.length === 0 ? (
-              <tr>
-                <td colSpan={11} class="muted">
-                  No requests in this range.
-                </td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
+          ))}
+          {groups.data && groups.data.data.length === 0 ? (
+            <tr>
+              <td colSpan={11} class="muted">
+                No requests in this range.
+              </td>
+            </tr>
+          ) : null}
+        </DataTable>
       </div>
       {pages > 1 ? (
         <nav class="analytics-pager" aria-label="group pages">
-          <button
-            type="button"
-            class="secondary outline"
-            disabled={page === 0}
-            onClick={() => props.onPage(page - 1)}
-          >
-            Previous
-          </button>
-          <small>
-            Page {page + 1} of {pages} ({formatNumber(total)} groups)
-          </small>
-          <button
-            type="button"
-            class="secondary outline"
-            disabled={page + 1 >= pages}
-            onClick={() => props.onPage(page + 1)}
-          >
-            Next
-          </button>
+          <PageButtons page={page} pages={pages} onPage={props.onPage}>
+            <small>
+              Page {page + 1} of {pages} ({formatNumber(total)} groups)
+            </small>
+          </PageButtons>
         </nav>
       ) : null}
     </section>

@@ -4,14 +4,15 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { DialogActions, useSubmit } from '../components/dialog-form.js';
+import { FormDialog, usePatchState, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
 import { LimitsFields } from '../components/limits-fields.js';
 import { NO_LIMITS } from '../components/limits-form.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { ScopePicker } from '../components/scope-picker.js';
+import { SEARCHED_PAGE, SearchBox, useSearchedPage } from '../components/searched-page.js';
 import { SecretOnce } from '../components/secret-once.js';
-import { useApi } from '../components/use-api.js';
+import { TextField } from '../components/text-field.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import {
@@ -38,7 +39,7 @@ const PLACED = [
 export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
   const { api, me } = useConsole();
   const kinds = kindsFor(me);
-  const [form, setForm] = useState<KeyForm>({
+  const [form, set] = usePatchState<KeyForm>({
     kind: kinds.includes('service') ? 'service' : (kinds[0] ?? 'service'),
     name: '',
     description: '',
@@ -49,7 +50,6 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
   });
   // The raw key lives only here, in memory, until the dialog closes.
   const [created, setCreated] = useState<{ key: string; name: string; masked: string } | undefined>();
-  const set = (patch: Partial<KeyForm>) => setForm((f) => ({ ...f, ...patch }));
 
   const submitting = useSubmit(async () => {
     const { path, body } = createRequest(form);
@@ -60,7 +60,7 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
     const key = unwrap(result);
     setCreated({ key: key.key, name: key.name, masked: key.masked_key });
   });
-  const { error, submit } = submitting;
+  const { error } = submitting;
 
   if (created)
     return (
@@ -82,107 +82,111 @@ export function CreateKeyDialog(props: { onClose(created: boolean): void }) {
     );
 
   return (
-    <ModalDialog title="Create an API key" onClose={() => props.onClose(false)} wide testId="create-key">
-      <form onSubmit={submit} id="create-key-form">
-        <label>
-          Kind of key
-          <select
-            name="kind"
-            value={form.kind}
-            onChange={(e) => set({ kind: (e.target as HTMLSelectElement).value as KeyKind })}
-          >
-            {kinds.map((kind) => (
-              <option key={kind} value={kind}>
-                {KIND_LABEL[kind]}
-              </option>
-            ))}
-          </select>
-          <small class="muted">
-            {form.kind === 'admin'
-              ? 'Acts for the whole organisation, with the admin role and the scopes you choose.'
-              : form.kind === 'service'
-                ? 'Bound to one workspace, no user; acts as a manager of the workspace.'
-                : "Bound to one workspace and one user; acts with that user's workspace role."}
-          </small>
-        </label>
-        <div class="grid">
-          <label>
-            Name
-            <input
-              name="name"
-              required
-              value={form.name}
-              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
-              {...invalidProps(error, 'body.name', 'name-error')}
-            />
-            <FieldError error={error} field="body.name" id="name-error" />
-          </label>
-          <label>
-            Description <small class="muted">(optional)</small>
-            <input
-              name="description"
-              value={form.description}
-              onInput={(e) => set({ description: (e.target as HTMLInputElement).value })}
-            />
-            <FieldError error={error} field="body.description" id="description-error" />
-          </label>
-        </div>
-        {form.kind !== 'admin' ? (
-          <div class="grid">
-            <div>
-              <WorkspaceSelect
-                label="Workspace"
-                name="workspace"
-                value={form.workspace}
-                onChange={(workspace) => set({ workspace })}
-                invalid={invalidProps(error, 'body.workspace_id', 'workspace-error')}
-              />
-              <FieldError error={error} field="body.workspace_id" id="workspace-error" />
-            </div>
-            {form.kind === 'user' ? (
-              <div>
-                <UserField value={form.userId} onChange={(userId) => set({ userId })} error={error} />
-              </div>
-            ) : null}
-          </div>
-        ) : null}
-        <ScopePicker
-          held={me.scopes}
-          level={levelOf(form.kind)}
-          chosen={form.scopes}
-          onChange={(scopes) => set({ scopes })}
+    <FormDialog
+      title="Create an API key"
+      testId="create-key"
+      formId="create-key-form"
+      submitting={submitting}
+      placed={PLACED}
+      submitLabel="Create key"
+      onCancel={() => props.onClose(false)}
+    >
+      <label>
+        Kind of key
+        <select
+          name="kind"
+          value={form.kind}
+          onChange={(e) => set({ kind: (e.target as HTMLSelectElement).value as KeyKind })}
+        >
+          {kinds.map((kind) => (
+            <option key={kind} value={kind}>
+              {KIND_LABEL[kind]}
+            </option>
+          ))}
+        </select>
+        <small class="muted">
+          {form.kind === 'admin'
+            ? 'Acts for the whole organisation, with the admin role and the scopes you choose.'
+            : form.kind === 'service'
+              ? 'Bound to one workspace, no user; acts as a manager of the workspace.'
+              : "Bound to one workspace and one user; acts with that user's workspace role."}
+        </small>
+      </label>
+      <div class="grid">
+        <TextField
+          label="Name"
+          name="name"
+          required
+          value={form.name}
+          onInput={(name) => set({ name })}
           error={error}
+          field="body.name"
+          errorId="name-error"
         />
-        <details>
-          <summary>Limits and expiry</summary>
-          <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
-        </details>
-        <DialogActions
-          submitting={submitting}
-          placed={PLACED}
-          submitLabel="Create key"
-          onCancel={() => props.onClose(false)}
+        <TextField
+          label="Description"
+          hint="(optional)"
+          name="description"
+          value={form.description}
+          onInput={(description) => set({ description })}
+          error={error}
+          field="body.description"
+          errorId="description-error"
         />
-      </form>
-    </ModalDialog>
+      </div>
+      {form.kind !== 'admin' ? (
+        <div class="grid">
+          <div>
+            <WorkspaceSelect
+              label="Workspace"
+              name="workspace"
+              value={form.workspace}
+              onChange={(workspace) => set({ workspace })}
+              invalid={invalidProps(error, 'body.workspace_id', 'workspace-error')}
+            />
+            <FieldError error={error} field="body.workspace_id" id="workspace-error" />
+          </div>
+          {form.kind === 'user' ? (
+            <div>
+              <UserField value={form.userId} onChange={(userId) => set({ userId })} error={error} />
+            </div>
+          ) : null}
+        </div>
+      ) : null}
+      <ScopePicker
+        held={me.scopes}
+        level={levelOf(form.kind)}
+        chosen={form.scopes}
+        onChange={(scopes) => set({ scopes })}
+        error={error}
+      />
+      <details>
+        <summary>Limits and expiry</summary>
+        <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
+      </details>
+    </FormDialog>
   );
 }
 
 /** The user a workspace user key belongs to: yourself by default (when you are a user). */
 function UserField(props: { value: string; onChange(id: string): void; error: unknown }) {
   const { api, me } = useConsole();
-  const [filter, setFilter] = useState('');
   const listable = isOrganisationLevel(me) && can(me, 'users.list');
-  const users = useApi(
-    async () =>
+  const {
+    list: users,
+    search,
+    setSearch,
+    searchable,
+  } = useSearchedPage(
+    async (email) =>
       listable
         ? unwrap(
             await api.GET('/users', {
-              params: { query: { page_size: 100, status: 'active', ...(filter ? { email: filter } : {}) } },
+              params: { query: { page_size: SEARCHED_PAGE, status: 'active', ...(email ? { email } : {}) } },
             }),
           )
         : undefined,
-    [listable, filter],
+    [listable],
   );
   const invalid = invalidProps(props.error, 'body.user_id', 'user-error');
   const self = me.user_id ? 'Me' : 'Choose a user (required for a key without a user)';
@@ -216,15 +220,8 @@ function UserField(props: { value: string; onChange(id: string): void; error: un
           />
         </label>
       )}
-      {listable && ((users.data?.total ?? 0) > 100 || filter) ? (
-        <label>
-          <small>Find a user by e-mail</small>
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
-          />
-        </label>
+      {listable && searchable ? (
+        <SearchBox label="Find a user by e-mail" value={search} onInput={setSearch} />
       ) : null}
       <FieldError error={props.error} field="body.user_id" id="user-error" />
     </>

@@ -5,16 +5,17 @@ import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { DialogActions, useSubmit } from '../components/dialog-form.js';
+import { FormDialog, usePatchState, useSubmit } from '../components/dialog-form.js';
 import { ErrorBanner } from '../components/error-banner.js';
-import { FieldError, invalidProps } from '../components/field-error.js';
 import { formatTime } from '../components/format.js';
 import { LimitsFields } from '../components/limits-fields.js';
 import { describeRate, describeUsage, limitsState } from '../components/limits-form.js';
 import { ModalDialog } from '../components/modal-dialog.js';
 import { ScopePicker } from '../components/scope-picker.js';
 import { SecretOnce } from '../components/secret-once.js';
+import { TextField } from '../components/text-field.js';
 import { useApi } from '../components/use-api.js';
+import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { type KeyEdit, TYPE_LABEL, updateBody } from './api-keys-form.js';
 
@@ -22,7 +23,7 @@ type Mode = 'view' | 'edit' | 'rotate' | 'delete' | 'disable';
 
 export function KeyDetailDialog(props: {
   id: string;
-  workspaceName(id: string | null): string;
+  readonly workspaceName: WorkspaceName;
   onClose(changed: boolean): void;
 }) {
   const { api, me } = useConsole();
@@ -243,7 +244,7 @@ type ApiKey = ApiPaths['/api-keys/{apiKeyId}']['get']['responses']['200']['conte
 function EditKeyDialog(props: { apiKey: ApiKey; onCancel(): void; onSaved(): void }) {
   const { api, me } = useConsole();
   const k = props.apiKey;
-  const [edit, setEdit] = useState<KeyEdit>({
+  const [edit, set] = usePatchState<KeyEdit>({
     name: k.name,
     description: k.description,
     scopes: k.scopes,
@@ -262,42 +263,38 @@ function EditKeyDialog(props: { apiKey: ApiKey; onCancel(): void; onSaved(): voi
   });
   const { error } = submitting;
   return (
-    <ModalDialog title={`Edit "${k.name}"`} onClose={props.onCancel} wide testId="key-edit">
-      <form onSubmit={submitting.submit}>
-        <div class="grid">
-          <label>
-            Name
-            <input
-              required
-              value={edit.name}
-              onInput={(e) => setEdit({ ...edit, name: (e.target as HTMLInputElement).value })}
-              {...invalidProps(error, 'body.name', 'edit-name-error')}
-            />
-            <FieldError error={error} field="body.name" id="edit-name-error" />
-          </label>
-          <label>
-            Description
-            <input
-              value={edit.description}
-              onInput={(e) => setEdit({ ...edit, description: (e.target as HTMLInputElement).value })}
-            />
-          </label>
-        </div>
-        <ScopePicker
-          held={[...new Set([...me.scopes, ...k.scopes])]}
-          level={k.type === 'admin' ? 'organisation' : 'workspace'}
-          chosen={edit.scopes}
-          onChange={(scopes) => setEdit({ ...edit, scopes })}
+    <FormDialog
+      title={`Edit "${k.name}"`}
+      testId="key-edit"
+      submitting={submitting}
+      placed={['body.name', 'body.scopes', 'body.rate_limits', 'body.usage_limits', 'body.expires_at']}
+      submitLabel="Save"
+      onCancel={props.onCancel}
+    >
+      <div class="grid">
+        <TextField
+          label="Name"
+          required
+          value={edit.name}
+          onInput={(name) => set({ name })}
           error={error}
+          field="body.name"
+          errorId="edit-name-error"
         />
-        <LimitsFields value={edit.limits} onChange={(limits) => setEdit({ ...edit, limits })} error={error} />
-        <DialogActions
-          submitting={submitting}
-          placed={['body.name', 'body.scopes', 'body.rate_limits', 'body.usage_limits', 'body.expires_at']}
-          submitLabel="Save"
-          onCancel={props.onCancel}
+        <TextField
+          label="Description"
+          value={edit.description}
+          onInput={(description) => set({ description })}
         />
-      </form>
-    </ModalDialog>
+      </div>
+      <ScopePicker
+        held={[...new Set([...me.scopes, ...k.scopes])]}
+        level={k.type === 'admin' ? 'organisation' : 'workspace'}
+        chosen={edit.scopes}
+        onChange={(scopes) => set({ scopes })}
+        error={error}
+      />
+      <LimitsFields value={edit.limits} onChange={(limits) => set({ limits })} error={error} />
+    </FormDialog>
   );
 }

@@ -2,6 +2,7 @@
 // from the filters, and the creation request from the form (route and body).
 import { can, isOrganisationLevel, type Me } from '../api/me.js';
 import { type LimitsState, limitsBody } from '../components/limits-form.js';
+import { pageQuery } from '../components/paged-filters.js';
 import type { KeyLevel } from '../components/scope-catalogue.js';
 
 /** admin: POST /api-keys/organisation/service; service and user: the workspace routes. */
@@ -47,13 +48,11 @@ export interface KeyFilters {
 export const PAGE_SIZE = 25;
 
 export function listQuery(filters: KeyFilters) {
-  return {
-    page_size: PAGE_SIZE,
-    current_page: filters.page,
-    ...(filters.type ? { type: filters.type } : {}),
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.workspace ? { workspace_id: filters.workspace } : {}),
-  };
+  return pageQuery(PAGE_SIZE, filters.page, {
+    type: filters.type,
+    status: filters.status,
+    workspace_id: filters.workspace,
+  });
 }
 
 export interface KeyForm {

@@ -4,30 +4,29 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
+import { FilterSelect } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
+import { usePagedList } from '../components/paged-filters.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { CreateKeyDialog } from './api-keys-create.js';
 import { KeyDetailDialog } from './api-keys-detail.js';
 import { type KeyFilters, kindsFor, listQuery, PAGE_SIZE, TYPE_LABEL } from './api-keys-form.js';
-import { useWorkspaceNames } from './api-keys-workspaces.js';
 
 export function ApiKeysPage() {
   const { api, me } = useConsole();
-  const [filters, setFilters] = useState<KeyFilters>({ type: '', status: '', workspace: '', page: 0 });
+  const { filters, filter, setPage, list } = usePagedList(
+    { type: '', status: '', workspace: '', page: 0 } as KeyFilters,
+    async (f) => unwrap(await api.GET('/api-keys', { params: { query: listQuery(f) } })),
+  );
   const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState<string | undefined>();
-  const keys = useApi(
-    async () => unwrap(await api.GET('/api-keys', { params: { query: listQuery(filters) } })),
-    [filters],
-  );
   const workspaceName = useWorkspaceNames();
-  const filter = (patch: Partial<KeyFilters>) => setFilters((f) => ({ ...f, ...patch, page: 0 }));
-  const rows = keys.data?.data ?? [];
+  const rows = list.data?.data ?? [];
   return (
     <Page
       title="API keys"
@@ -40,39 +39,31 @@ export function ApiKeysPage() {
       }
     >
       <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Type
-          <select
-            name="type"
-            value={filters.type}
-            onChange={(e) => filter({ type: (e.target as HTMLSelectElement).value as KeyFilters['type'] })}
-          >
-            <option value="">All types</option>
-            <option value="admin">admin</option>
-            <option value="service">workspace service</option>
-            <option value="workspace">workspace user</option>
-          </select>
-        </label>
-        <label>
-          Status
-          <select
-            name="status"
-            value={filters.status}
-            onChange={(e) =>
-              filter({ status: (e.target as HTMLSelectElement).value as KeyFilters['status'] })
-            }
-          >
-            <option value="">Any status</option>
-            <option value="active">active</option>
-            <option value="disabled">disabled</option>
-            <option value="expired">expired</option>
-          </select>
-        </label>
+        <FilterSelect
+          label="Type"
+          name="type"
+          value={filters.type}
+          anyLabel="All types"
+          options={[
+            ['admin', TYPE_LABEL.admin],
+            ['service', TYPE_LABEL.service],
+            ['workspace', TYPE_LABEL.workspace],
+          ]}
+          onChange={(type) => filter({ type: type as KeyFilters['type'] })}
+        />
+        <FilterSelect
+          label="Status"
+          name="status"
+          value={filters.status}
+          anyLabel="Any status"
+          options={['active', 'disabled', 'expired']}
+          onChange={(status) => filter({ status: status as KeyFilters['status'] })}
+        />
         {isOrganisationLevel(me) ? (
           <WorkspaceSelect
             label="Workspace"
             name="workspace-filter"
-            anyLabel="All workspaces"
+            emptyLabel="All workspaces"
             value={filters.workspace}
             onChange={(workspace) => filter({ workspace })}
           />
@@ -81,17 +72,12 @@ export function ApiKeysPage() {
       <ListTable
         testId="keys-table"
         columns={['Name', 'Key', 'Type', 'Workspace', 'Scopes', 'Status', 'Expires', 'Created']}
-        loading={keys.loading}
-        error={keys.error}
-        rows={keys.data?.data}
+        loading={list.loading}
+        error={list.error}
+        rows={list.data?.data}
         empty="No key matches these filters."
         pager={
-          <ListPager
-            page={filters.page}
-            pageSize={PAGE_SIZE}
-            total={keys.data?.total}
-            onPage={(page) => setFilters((f) => ({ ...f, page }))}
-          />
+          <ListPager page={filters.page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />
         }
       >
         {rows.map((k) => (
@@ -119,7 +105,7 @@ export function ApiKeysPage() {
         <CreateKeyDialog
           onClose={(created) => {
             setCreating(false);
-            if (created) keys.reload();
+            if (created) list.reload();
           }}
         />
       ) : null}
@@ -129,7 +115,7 @@ export function ApiKeysPage() {
           workspaceName={workspaceName}
           onClose={(changed) => {
             setOpen(undefined);
-            if (changed) keys.reload();
+            if (changed) list.reload();
           }}
         />
       ) : null}

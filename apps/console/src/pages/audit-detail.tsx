@@ -1,6 +1,7 @@
 // One audit record in full: who did what to which resource, from where, with what outcome, and
 // the request details the control plane kept (secrets already redacted by the API), as JSON text.
 import type { ApiPaths } from '../api/client.js';
+import { FactsTable } from '../components/facts-table.js';
 import { formatTime } from '../components/format.js';
 import { JsonView } from '../components/json-view.js';
 
@@ -36,16 +37,7 @@ export function AuditRecordDetail({ record: r }: { record: AuditRecord }) {
   ];
   return (
     <div class="audit-detail grid" data-testid="audit-detail">
-      <table class="dense facts">
-        <tbody>
-          {rows.map(([label, value]) => (
-            <tr key={label}>
-              <th scope="row">{label}</th>
-              <td>{value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <FactsTable rows={rows} />
       <div>
         <h4>Request details</h4>
         <JsonView value={r.request_details} label="Request details" testId="audit-request-details" />

@@ -9,10 +9,10 @@ import { ErrorBanner } from '../components/error-banner.js';
 import { FieldMessage, invalidMessageProps } from '../components/field-error.js';
 import { JsonEditor } from '../components/json-editor.js';
 import { Page } from '../components/page.js';
-import { useWorkspaceOptions, WorkspaceSelect } from '../components/workspace-choice.js';
+import { TextField } from '../components/text-field.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
-import { NotJsonError, placeError } from './configs-errors.js';
-import { parseEditorText } from './configs-param.js';
+import { useConfigFormError } from './configs-form-error.js';
 
 export const NEW_CONFIG_TEXT = `{
   "retry": { "attempts": 2 }
@@ -22,23 +22,17 @@ export function ConfigCreate() {
   const { api, me } = useConsole();
   const [, navigate] = useLocation();
   const orgLevel = isOrganisationLevel(me);
-  const workspaces = useWorkspaceOptions();
   const [name, setName] = useState('');
   const [slug, setSlug] = useState('');
   const [workspace, setWorkspace] = useState('');
   const [text, setText] = useState(NEW_CONFIG_TEXT);
-  const [error, setError] = useState<{ error: Error; text: string } | undefined>();
   const [busy, setBusy] = useState(false);
-  const placed = placeError(error?.error, error?.text ?? '');
-  const fieldMessage = (field: string) => (placed.field?.name === field ? placed.field.message : undefined);
+  const { placed, fieldMessage, parse, fail } = useConfigFormError();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    const parsed = parseEditorText(text);
-    if (!parsed.ok) {
-      setError({ error: new NotJsonError(parsed.message, parsed.line, parsed.text), text });
-      return;
-    }
+    const config = parse(text);
+    if (config === undefined) return;
     setBusy(true);
     try {
       const created = unwrap(
@@ -47,14 +41,13 @@ export function ConfigCreate() {
             name,
             ...(slug.trim() ? { slug: slug.trim() } : {}),
             ...(workspace ? { workspace_id: workspace } : {}),
-            // Sent as typed: the API says what is wrong with a value that is not an object.
-            config: parsed.value as Record<string, unknown>,
+            config,
           },
         }),
       );
       navigate(`/${created.id}`);
     } catch (err) {
-      setError({ error: err instanceof Error ? err : new Error(String(err)), text });
+      fail(err, text);
     } finally {
       setBusy(false);
     }
@@ -71,26 +64,23 @@ export function ConfigCreate() {
     >
       <form onSubmit={submit} data-testid="config-form">
         <div class="grid">
-          <label>
-            Name
-            <input
-              name="name"
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-              {...invalidMessageProps('config-name-error', fieldMessage('name'))}
-            />
-            <FieldMessage id="config-name-error" message={fieldMessage('name')} />
-          </label>
-          <label>
-            Slug <small class="muted">(optional: derived from the name)</small>
-            <input
-              name="slug"
-              value={slug}
-              onInput={(e) => setSlug((e.target as HTMLInputElement).value)}
-              {...invalidMessageProps('config-slug-error', fieldMessage('slug'))}
-            />
-            <FieldMessage id="config-slug-error" message={fieldMessage('slug')} />
-          </label>
+          <TextField
+            label="Name"
+            name="name"
+            value={name}
+            onInput={setName}
+            message={fieldMessage('name')}
+            errorId="config-name-error"
+          />
+          <TextField
+            label="Slug"
+            hint="(optional: derived from the name)"
+            name="slug"
+            value={slug}
+            onInput={setSlug}
+            message={fieldMessage('slug')}
+            errorId="config-slug-error"
+          />
           {orgLevel ? (
             <div>
               <WorkspaceSelect
@@ -98,8 +88,6 @@ export function ConfigCreate() {
                 label="Workspace"
                 value={workspace}
                 onChange={setWorkspace}
-                options={workspaces.options}
-                failed={workspaces.failed}
                 emptyLabel="Choose a workspace"
                 invalid={invalidMessageProps('config-workspace-error', fieldMessage('workspace_id'))}
               />

@@ -6,15 +6,17 @@ import { Link, useLocation } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
-import { FieldMessage, invalidMessageProps } from '../components/field-error.js';
+import { FieldMessage } from '../components/field-error.js';
 import { formatTime } from '../components/format.js';
+import { InlineConfirm } from '../components/inline-confirm.js';
 import { JsonEditor } from '../components/json-editor.js';
 import { Page } from '../components/page.js';
+import { TextField } from '../components/text-field.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
-import { NotJsonError, placeError } from './configs-errors.js';
-import { configText, parseEditorText } from './configs-param.js';
+import { useConfigFormError } from './configs-form-error.js';
+import { configText } from './configs-param.js';
 
 type Config = NonNullable<Awaited<ReturnType<typeof loadConfig>>>;
 
@@ -48,18 +50,15 @@ export function ConfigEdit(props: { id: string }) {
 function ConfigForm(props: { config: Config; canWrite: boolean }) {
   const { api, me } = useConsole();
   const [, navigate] = useLocation();
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const [config, setConfig] = useState(props.config);
   const [name, setName] = useState(config.name);
   const [text, setText] = useState(configText(config.config));
-  const [error, setError] = useState<{ error: Error; text: string } | undefined>();
+  const { placed, fieldMessage, parse, fail, clear } = useConfigFormError();
   const [saved, setSaved] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   useEffect(() => setConfig(props.config), [props.config]);
-  const placed = placeError(error?.error, error?.text ?? '');
-  const nameError = placed.field?.name === 'name' ? placed.field.message : undefined;
-  const statusError = placed.field?.name === 'status' ? placed.field.message : undefined;
 
   const put = async (body: {
     name?: string;
@@ -76,23 +75,22 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
       setConfig(updated);
       setName(updated.name);
       setText(configText(updated.config));
-      setError(undefined);
+      clear();
       setSaved(versionChanged ? `Saved as version ${updated.version}.` : 'Saved.');
     } catch (err) {
-      setError({ error: err instanceof Error ? err : new Error(String(err)), text });
+      fail(err, text);
     } finally {
       setBusy(false);
     }
   };
   const save = (event: Event) => {
     event.preventDefault();
-    const parsed = parseEditorText(text);
-    if (!parsed.ok) {
+    const parsed = parse(text);
+    if (parsed === undefined) {
       setSaved(undefined);
-      setError({ error: new NotJsonError(parsed.message, parsed.line, parsed.text), text });
       return;
     }
-    void put({ name, config: parsed.value as Record<string, unknown> });
+    void put({ name, config: parsed });
   };
   const remove = async () => {
     setBusy(true);
@@ -100,7 +98,7 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
       unwrap(await api.DELETE('/configs/{configId}', { params: { path: { configId: config.id } } }));
       navigate('/');
     } catch (err) {
-      setError({ error: err instanceof Error ? err : new Error(String(err)), text });
+      fail(err, text);
       setBusy(false);
     }
   };
@@ -108,22 +106,20 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
   return (
     <>
       <p class="muted" data-testid="config-summary">
-        <code>{config.slug}</code> · workspace {workspaceLabel(workspaces.options, config.workspace_id)} ·
-        version <strong data-testid="config-version">{config.version}</strong> · {config.status} · updated{' '}
+        <code>{config.slug}</code> · workspace {workspaceName(config.workspace_id)} · version{' '}
+        <strong data-testid="config-version">{config.version}</strong> · {config.status} · updated{' '}
         {formatTime(config.last_updated_at)}
       </p>
       <form onSubmit={save} data-testid="config-form">
-        <label>
-          Name
-          <input
-            name="name"
-            value={name}
-            readOnly={!props.canWrite}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            {...invalidMessageProps('config-name-error', nameError)}
-          />
-          <FieldMessage id="config-name-error" message={nameError} />
-        </label>
+        <TextField
+          label="Name"
+          name="name"
+          value={name}
+          readOnly={!props.canWrite}
+          onInput={setName}
+          message={fieldMessage('name')}
+          errorId="config-name-error"
+        />
         <JsonEditor
           id="config-json"
           label="Config (JSON)"
@@ -133,7 +129,7 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
           readOnly={!props.canWrite}
         />
         <ErrorBanner error={placed.banner} />
-        <FieldMessage id="config-status-error" message={statusError} />
+        <FieldMessage id="config-status-error" message={fieldMessage('status')} />
         {saved ? (
           <p class="notice" role="status" data-testid="saved">
             {saved}
@@ -153,21 +149,16 @@ function ConfigForm(props: { config: Config; canWrite: boolean }) {
               {config.status === 'active' ? 'Archive' : 'Restore'}
             </button>
             {can(me, 'configs.delete') ? (
-              confirmDelete ? (
-                <span class="confirm">
-                  <span>Delete this config and all its versions?</span>
-                  <button type="button" class="danger" onClick={() => void remove()} disabled={busy}>
-                    Delete for good
-                  </button>
-                  <button type="button" class="secondary outline" onClick={() => setConfirmDelete(false)}>
-                    Cancel
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="secondary outline" onClick={() => setConfirmDelete(true)}>
-                  Delete…
-                </button>
-              )
+              <InlineConfirm
+                askLabel="Delete…"
+                question="Delete this config and all its versions?"
+                confirmLabel="Delete for good"
+                asking={confirmDelete}
+                onAsk={() => setConfirmDelete(true)}
+                onConfirm={() => void remove()}
+                onCancel={() => setConfirmDelete(false)}
+                disabled={busy}
+              />
             ) : null}
           </div>
         ) : null}

@@ -4,7 +4,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
+import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
+import { FilterSelect } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { Page } from '../components/page.js';
@@ -51,39 +53,35 @@ export function ConfigHistory(props: { id: string }) {
       }
     >
       <ErrorBanner error={config.error ?? versions.error} />
-      <table class="dense striped" aria-busy={versions.loading} data-testid="versions-table">
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Created</th>
-            <th>By</th>
-            <th />
+      <DataTable
+        class="striped"
+        busy={versions.loading}
+        testId="versions-table"
+        columns={['Version', 'Created', 'By']}
+        hiddenColumn="Actions"
+      >
+        {versions.data?.data.map((v) => (
+          <tr key={v.version}>
+            <td>{v.version}</td>
+            <td>{formatTime(v.created_at)}</td>
+            <td>
+              {v.created_by_user_id ? `user ${v.created_by_user_id}` : null}
+              {v.created_by_api_key_id ? `API key ${v.created_by_api_key_id}` : null}
+            </td>
+            <td>
+              {v.version > 1 ? (
+                <button
+                  type="button"
+                  class="secondary outline compact"
+                  onClick={() => setPair({ from: v.version - 1, to: v.version })}
+                >
+                  Compare with {v.version - 1}
+                </button>
+              ) : null}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {versions.data?.data.map((v) => (
-            <tr key={v.version}>
-              <td>{v.version}</td>
-              <td>{formatTime(v.created_at)}</td>
-              <td>
-                {v.created_by_user_id ? `user ${v.created_by_user_id}` : null}
-                {v.created_by_api_key_id ? `API key ${v.created_by_api_key_id}` : null}
-              </td>
-              <td>
-                {v.version > 1 ? (
-                  <button
-                    type="button"
-                    class="secondary outline compact"
-                    onClick={() => setPair({ from: v.version - 1, to: v.version })}
-                  >
-                    Compare with {v.version - 1}
-                  </button>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       <ListPager
         page={page}
         pageSize={VERSIONS_PAGE_SIZE}
@@ -95,32 +93,18 @@ export function ConfigHistory(props: { id: string }) {
         <section>
           <h3>Compare versions</h3>
           <div class="grid">
-            <label>
-              From version
-              <select
-                value={pair.from}
-                onChange={(e) => setPair({ ...pair, from: Number((e.target as HTMLSelectElement).value) })}
-              >
-                {numbers.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              To version
-              <select
-                value={pair.to}
-                onChange={(e) => setPair({ ...pair, to: Number((e.target as HTMLSelectElement).value) })}
-              >
-                {numbers.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <FilterSelect
+              label="From version"
+              value={String(pair.from)}
+              options={numbers.map(String)}
+              onChange={(from) => setPair({ ...pair, from: Number(from) })}
+            />
+            <FilterSelect
+              label="To version"
+              value={String(pair.to)}
+              options={numbers.map(String)}
+              onChange={(to) => setPair({ ...pair, to: Number(to) })}
+            />
           </div>
           <VersionPair configId={props.id} from={pair.from} to={pair.to} />
         </section>

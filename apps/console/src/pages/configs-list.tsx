@@ -1,6 +1,3 @@
-// The list of saved configs: one page at a time from GET /configs (server-side pagination), filtered
-// by status and, for an organisation-level caller, by workspace.
-import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
@@ -8,8 +5,9 @@ import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { ACTIVE_SAVED, SavedFilterForm } from '../components/saved-filters.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 
 export const CONFIGS_PAGE_SIZE = 20;
@@ -17,26 +15,20 @@ export const CONFIGS_PAGE_SIZE = 20;
 export function ConfigsList() {
   const { api, me } = useConsole();
   const orgLevel = isOrganisationLevel(me);
-  const [workspace, setWorkspace] = useState('');
-  const [status, setStatus] = useState<'active' | 'archived'>('active');
-  const [page, setPage] = useState(0);
-  const workspaces = useWorkspaceOptions();
-  const list = useApi(
-    async () =>
+  const workspaceName = useWorkspaceNames();
+  const paged = usePagedList(
+    ACTIVE_SAVED,
+    async (f) =>
       unwrap(
         await api.GET('/configs', {
           params: {
-            query: {
-              page_size: CONFIGS_PAGE_SIZE,
-              current_page: page,
-              status,
-              ...(workspace ? { workspace_id: workspace } : {}),
-            },
+            query: pageQuery(CONFIGS_PAGE_SIZE, f.page, { status: f.status, workspace_id: f.workspace }),
           },
         }),
       ),
-    [api, workspace, status, page],
+    [api],
   );
+  const { filters, setPage, list } = paged;
   return (
     <Page
       title="Configs"
@@ -48,35 +40,7 @@ export function ConfigsList() {
         ) : null
       }
     >
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {orgLevel ? (
-          <WorkspaceSelect
-            id="configs-workspace"
-            label="Workspace"
-            value={workspace}
-            onChange={(value) => {
-              setWorkspace(value);
-              setPage(0);
-            }}
-            options={workspaces.options}
-            failed={workspaces.failed}
-            emptyLabel="All workspaces"
-          />
-        ) : null}
-        <label>
-          Status
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus((e.target as HTMLSelectElement).value as 'active' | 'archived');
-              setPage(0);
-            }}
-          >
-            <option value="active">Active</option>
-            <option value="archived">Archived</option>
-          </select>
-        </label>
-      </form>
+      <SavedFilterForm paged={paged} workspaceId="configs-workspace" allWorkspaces="All workspaces" />
       <ListTable
         testId="configs-table"
         class="striped"
@@ -87,7 +51,7 @@ export function ConfigsList() {
         empty="No configs here yet."
         pager={
           <ListPager
-            page={page}
+            page={filters.page}
             pageSize={CONFIGS_PAGE_SIZE}
             total={list.data?.total}
             onPage={setPage}
@@ -103,7 +67,7 @@ export function ConfigsList() {
             <td>
               <code>{config.slug}</code>
             </td>
-            {orgLevel ? <td>{workspaceLabel(workspaces.options, config.workspace_id)}</td> : null}
+            {orgLevel ? <td>{workspaceName(config.workspace_id)}</td> : null}
             <td>{config.version}</td>
             <td>{config.status}</td>
             <td>{formatTime(config.last_updated_at)}</td>

@@ -3,7 +3,7 @@
 import { Link } from 'wouter-preact';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
-import { formatTime } from '../components/format.js';
+import { formatMetadata, formatTime } from '../components/format.js';
 import { UrlListPage } from '../components/url-list-page.js';
 import { useApi } from '../components/use-api.js';
 import { useUrlQuery } from '../components/use-url-query.js';
@@ -67,11 +67,7 @@ export function FeedbackPage() {
             <span class={f.value < 0 ? 'status status-error' : 'status status-ok'}>{f.value}</span>
           </td>
           <td>{f.weight}</td>
-          <td>
-            {Object.entries(f.metadata)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(', ') || '–'}
-          </td>
+          <td>{formatMetadata(f.metadata)}</td>
           <td>{f.created_by.display_name ?? f.created_by.type}</td>
           {organisationLevel ? (
             <td>

@@ -1,13 +1,9 @@
-// Creating or editing an integration: provider type, name, credentials (password fields, never
-// filled from the API: it returns them masked), options of the type (custom_host...), allowed
-// models and workspace access. The API validates; its errors are shown by the field they name.
-import { useState } from 'preact/hooks';
 import { AI_PROVIDERS, type AiProvider } from '../api/catalogue.js';
 import { type ApiPaths, unwrap } from '../api/client.js';
-import { DialogActions, useSubmit } from '../components/dialog-form.js';
+import { FormDialog, usePatchState, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
 import { errorFor } from '../components/form-errors.js';
-import { ModalDialog } from '../components/modal-dialog.js';
+import { ActiveSwitch, TextField } from '../components/text-field.js';
 import { useConsole } from '../context.js';
 import {
   createBody,
@@ -43,10 +39,9 @@ export function IntegrationDialog(props: {
 }) {
   const { api } = useConsole();
   const existing = props.existing;
-  const [form, setForm] = useState<IntegrationForm>(() =>
+  const [form, set] = usePatchState<IntegrationForm>(() =>
     existing ? editForm(existing.integration, existing.workspaces) : emptyIntegrationForm(),
   );
-  const set = (patch: Partial<IntegrationForm>) => setForm((f) => ({ ...f, ...patch }));
 
   const submitting = useSubmit(async () => {
     if (!existing) {
@@ -72,220 +67,203 @@ export function IntegrationDialog(props: {
     }
     props.onClose(true);
   });
-  const { error, submit } = submitting;
+  const { error } = submitting;
 
   const shapes = credentialShapes(form.type);
   const shape = shapes[form.shape] ?? shapes[0];
   const masked = existing ? maskedEntries(existing.integration.credentials) : [];
   return (
-    <ModalDialog
+    <FormDialog
       title={existing ? `Edit integration "${existing.integration.name}"` : 'Create an integration'}
-      onClose={() => props.onClose(false)}
-      wide
       testId="integration-dialog"
+      submitting={submitting}
+      placed={PLACED}
+      submitLabel={existing ? 'Save' : 'Create integration'}
+      onCancel={() => props.onClose(false)}
     >
-      <form onSubmit={submit}>
-        <div class="grid">
+      <div class="grid">
+        <label>
+          Provider type
+          <select
+            name="ai_provider"
+            value={form.type}
+            disabled={existing !== undefined}
+            onChange={(e) =>
+              set({
+                type: (e.target as HTMLSelectElement).value as AiProvider,
+                shape: 0,
+                credentials: {},
+                options: {},
+              })
+            }
+          >
+            {AI_PROVIDERS.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
+          </select>
+          <FieldError error={error} field="body.ai_provider" id="ai-provider-error" />
+        </label>
+        <TextField
+          label="Name"
+          name="name"
+          required
+          value={form.name}
+          onInput={(name) => set({ name })}
+          error={error}
+          field="body.name"
+          errorId="integration-name-error"
+        />
+        <TextField
+          label="Slug"
+          hint={`(${existing ? 'requests use @slug' : 'optional: from the name'})`}
+          name="slug"
+          value={form.slug}
+          onInput={(slug) => set({ slug })}
+          error={error}
+          field="body.slug"
+          errorId="integration-slug-error"
+        />
+      </div>
+      <TextField
+        label="Description"
+        hint="(optional)"
+        value={form.description}
+        onInput={(description) => set({ description })}
+      />
+      {existing ? (
+        <ActiveSwitch value={form.status} onChange={(status) => set({ status })}>
+          Active (disabled integrations are refused by gateways)
+        </ActiveSwitch>
+      ) : null}
+      <fieldset data-testid="credentials">
+        <legend>Credentials</legend>
+        {existing ? (
+          <p class="muted" data-testid="masked-credentials">
+            Stored:{' '}
+            {masked.length
+              ? masked.map(([name, value]) => (
+                  <span key={name}>
+                    {name} <code>{value}</code>{' '}
+                  </span>
+                ))
+              : 'none'}
+            . Leave the fields empty to keep them; anything typed replaces them all.
+          </p>
+        ) : null}
+        {shapes.length > 1 ? (
           <label>
-            Provider type
+            Kind of credentials
             <select
-              name="ai_provider"
-              value={form.type}
-              disabled={existing !== undefined}
-              onChange={(e) =>
-                set({
-                  type: (e.target as HTMLSelectElement).value as AiProvider,
-                  shape: 0,
-                  credentials: {},
-                  options: {},
-                })
-              }
+              value={String(form.shape)}
+              onChange={(e) => set({ shape: Number((e.target as HTMLSelectElement).value), credentials: {} })}
             >
-              {AI_PROVIDERS.map((p) => (
-                <option key={p} value={p}>
-                  {p}
+              {shapes.map((s, i) => (
+                <option key={s.label} value={String(i)}>
+                  {s.label}
                 </option>
               ))}
             </select>
-            <FieldError error={error} field="body.ai_provider" id="ai-provider-error" />
           </label>
-          <label>
-            Name
+        ) : null}
+        {shape?.fields.map((field) => (
+          <label key={field.name}>
+            {field.label}
+            {field.optional ? <small class="muted"> (optional)</small> : null}
             <input
-              name="name"
-              required
-              value={form.name}
-              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
-              {...invalidProps(error, 'body.name', 'integration-name-error')}
+              type="password"
+              name={`credentials.${field.name}`}
+              autocomplete="new-password"
+              spellcheck={false}
+              value={form.credentials[field.name] ?? ''}
+              onInput={(e) =>
+                set({
+                  credentials: { ...form.credentials, [field.name]: (e.target as HTMLInputElement).value },
+                })
+              }
+              {...invalidProps(error, `body.credentials.${field.name}`, `credential-${field.name}-error`)}
             />
-            <FieldError error={error} field="body.name" id="integration-name-error" />
+            <FieldError
+              error={error}
+              field={`body.credentials.${field.name}`}
+              id={`credential-${field.name}-error`}
+            />
           </label>
-          <label>
-            Slug <small class="muted">({existing ? 'requests use @slug' : 'optional: from the name'})</small>
+        ))}
+        {!shape?.fields.some((f) => errorFor(error, `body.credentials.${f.name}`) !== undefined) ? (
+          <FieldError error={error} field="body.credentials" id="credentials-error" />
+        ) : null}
+      </fieldset>
+      <fieldset>
+        <legend>Options</legend>
+        {optionFields(form.type).map((field) => (
+          <label key={field.name}>
+            {field.label}
+            {field.required ? null : <small class="muted"> (optional)</small>}
             <input
-              name="slug"
-              value={form.slug}
-              onInput={(e) => set({ slug: (e.target as HTMLInputElement).value })}
-              {...invalidProps(error, 'body.slug', 'integration-slug-error')}
+              name={`options.${field.name}`}
+              placeholder={field.placeholder}
+              value={form.options[field.name] ?? ''}
+              onInput={(e) =>
+                set({ options: { ...form.options, [field.name]: (e.target as HTMLInputElement).value } })
+              }
+              {...invalidProps(error, `body.options.${field.name}`, `option-${field.name}-error`)}
             />
-            <FieldError error={error} field="body.slug" id="integration-slug-error" />
+            <FieldError
+              error={error}
+              field={`body.options.${field.name}`}
+              id={`option-${field.name}-error`}
+            />
           </label>
-        </div>
-        <label>
-          Description <small class="muted">(optional)</small>
-          <input
-            value={form.description}
-            onInput={(e) => set({ description: (e.target as HTMLInputElement).value })}
-          />
-        </label>
-        {existing ? (
+        ))}
+        {!optionFields(form.type).some((f) => errorFor(error, `body.options.${f.name}`) !== undefined) ? (
+          <FieldError error={error} field="body.options" id="options-error" />
+        ) : null}
+      </fieldset>
+      <TextField
+        label="Allowed models"
+        hint="(one per line; empty: every model)"
+        name="allowed_models"
+        rows={2}
+        value={form.allowedModels}
+        onInput={(allowedModels) => set({ allowedModels })}
+        error={error}
+        field="body.allowed_models"
+        errorId="allowed-models-error"
+      />
+      <WorkspaceAccess
+        allowAll={form.allowAll}
+        chosen={form.workspaces}
+        error={error}
+        onChange={(change) =>
+          set({
+            ...(change.allowAll !== undefined ? { allowAll: change.allowAll } : {}),
+            ...(change.chosen ? { workspaces: change.chosen } : {}),
+          })
+        }
+      />
+      {!existing ? (
+        <div class="grid">
           <label>
             <input
               type="checkbox"
-              role="switch"
-              aria-checked={form.status === 'active'}
-              checked={form.status === 'active'}
-              onChange={(e) =>
-                set({ status: (e.target as HTMLInputElement).checked ? 'active' : 'disabled' })
-              }
+              checked={form.createDefaultProvider}
+              onChange={(e) => set({ createDefaultProvider: (e.target as HTMLInputElement).checked })}
             />
-            Active (disabled integrations are refused by gateways)
+            Create a provider in each chosen workspace
           </label>
-        ) : null}
-        <fieldset data-testid="credentials">
-          <legend>Credentials</legend>
-          {existing ? (
-            <p class="muted" data-testid="masked-credentials">
-              Stored:{' '}
-              {masked.length
-                ? masked.map(([name, value]) => (
-                    <span key={name}>
-                      {name} <code>{value}</code>{' '}
-                    </span>
-                  ))
-                : 'none'}
-              . Leave the fields empty to keep them; anything typed replaces them all.
-            </p>
-          ) : null}
-          {shapes.length > 1 ? (
-            <label>
-              Kind of credentials
-              <select
-                value={String(form.shape)}
-                onChange={(e) =>
-                  set({ shape: Number((e.target as HTMLSelectElement).value), credentials: {} })
-                }
-              >
-                {shapes.map((s, i) => (
-                  <option key={s.label} value={String(i)}>
-                    {s.label}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : null}
-          {shape?.fields.map((field) => (
-            <label key={field.name}>
-              {field.label}
-              {field.optional ? <small class="muted"> (optional)</small> : null}
-              <input
-                type="password"
-                name={`credentials.${field.name}`}
-                autocomplete="new-password"
-                spellcheck={false}
-                value={form.credentials[field.name] ?? ''}
-                onInput={(e) =>
-                  set({
-                    credentials: { ...form.credentials, [field.name]: (e.target as HTMLInputElement).value },
-                  })
-                }
-                {...invalidProps(error, `body.credentials.${field.name}`, `credential-${field.name}-error`)}
-              />
-              <FieldError
-                error={error}
-                field={`body.credentials.${field.name}`}
-                id={`credential-${field.name}-error`}
-              />
-            </label>
-          ))}
-          {!shape?.fields.some((f) => errorFor(error, `body.credentials.${f.name}`) !== undefined) ? (
-            <FieldError error={error} field="body.credentials" id="credentials-error" />
-          ) : null}
-        </fieldset>
-        <fieldset>
-          <legend>Options</legend>
-          {optionFields(form.type).map((field) => (
-            <label key={field.name}>
-              {field.label}
-              {field.required ? null : <small class="muted"> (optional)</small>}
-              <input
-                name={`options.${field.name}`}
-                placeholder={field.placeholder}
-                value={form.options[field.name] ?? ''}
-                onInput={(e) =>
-                  set({ options: { ...form.options, [field.name]: (e.target as HTMLInputElement).value } })
-                }
-                {...invalidProps(error, `body.options.${field.name}`, `option-${field.name}-error`)}
-              />
-              <FieldError
-                error={error}
-                field={`body.options.${field.name}`}
-                id={`option-${field.name}-error`}
-              />
-            </label>
-          ))}
-          {!optionFields(form.type).some((f) => errorFor(error, `body.options.${f.name}`) !== undefined) ? (
-            <FieldError error={error} field="body.options" id="options-error" />
-          ) : null}
-        </fieldset>
-        <label>
-          Allowed models <small class="muted">(one per line; empty: every model)</small>
-          <textarea
-            name="allowed_models"
-            rows={2}
-            value={form.allowedModels}
-            onInput={(e) => set({ allowedModels: (e.target as HTMLTextAreaElement).value })}
+          <TextField
+            label="Its slug"
+            hint="(optional: the integration's)"
+            value={form.defaultProviderSlug}
+            onInput={(defaultProviderSlug) => set({ defaultProviderSlug })}
+            error={error}
+            field="body.default_provider_slug"
+            errorId="default-provider-slug-error"
           />
-          <FieldError error={error} field="body.allowed_models" id="allowed-models-error" />
-        </label>
-        <WorkspaceAccess
-          allowAll={form.allowAll}
-          chosen={form.workspaces}
-          error={error}
-          onChange={(change) =>
-            set({
-              ...(change.allowAll !== undefined ? { allowAll: change.allowAll } : {}),
-              ...(change.chosen ? { workspaces: change.chosen } : {}),
-            })
-          }
-        />
-        {!existing ? (
-          <div class="grid">
-            <label>
-              <input
-                type="checkbox"
-                checked={form.createDefaultProvider}
-                onChange={(e) => set({ createDefaultProvider: (e.target as HTMLInputElement).checked })}
-              />
-              Create a provider in each chosen workspace
-            </label>
-            <label>
-              Its slug <small class="muted">(optional: the integration's)</small>
-              <input
-                value={form.defaultProviderSlug}
-                onInput={(e) => set({ defaultProviderSlug: (e.target as HTMLInputElement).value })}
-              />
-              <FieldError error={error} field="body.default_provider_slug" id="default-provider-slug-error" />
-            </label>
-          </div>
-        ) : null}
-        <DialogActions
-          submitting={submitting}
-          placed={PLACED}
-          submitLabel={existing ? 'Save' : 'Create integration'}
-          onCancel={() => props.onClose(false)}
-        />
-      </form>
-    </ModalDialog>
+        </div>
+      ) : null}
+    </FormDialog>
   );
 }

@@ -1,9 +1,8 @@
 // Which workspaces may use an integration: a checklist of the organisation's workspaces (the first
 // 100 matching a name filter; the API filters), or everyone with "all workspaces".
-import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { FieldError } from '../components/field-error.js';
-import { useApi } from '../components/use-api.js';
+import { SEARCHED_PAGE, useSearchedPage } from '../components/searched-page.js';
 import { useConsole } from '../context.js';
 
 export function WorkspaceAccess(props: {
@@ -13,15 +12,14 @@ export function WorkspaceAccess(props: {
   error: unknown;
 }) {
   const { api } = useConsole();
-  const [filter, setFilter] = useState('');
-  const list = useApi(
-    async () =>
+  const { list, search, setSearch } = useSearchedPage(
+    async (name) =>
       unwrap(
         await api.GET('/workspaces', {
-          params: { query: { page_size: 100, status: 'active', ...(filter ? { name: filter } : {}) } },
+          params: { query: { page_size: SEARCHED_PAGE, status: 'active', ...(name ? { name } : {}) } },
         }),
       ),
-    [filter],
+    [],
   );
   const chosen = new Set(props.chosen);
   const toggle = (id: string, on: boolean) => {
@@ -48,8 +46,8 @@ export function WorkspaceAccess(props: {
         type="search"
         aria-label="Find a workspace"
         placeholder="Find a workspace by name"
-        value={filter}
-        onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+        value={search}
+        onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
       />
       <div class="workspace-list" aria-busy={list.loading}>
         {rows.map((w) => (

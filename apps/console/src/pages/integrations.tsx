@@ -2,15 +2,21 @@
 // filtered by type, status and workspace, paginated by the API), with their credentials as the API
 // returns them (masked); create, edit (credentials re-typed or kept), workspace access, delete.
 import { useState } from 'preact/hooks';
-import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { FilterSelect } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
-import { ListTable, RowButton } from '../components/list-table.js';
+import { ListTable, RowActions } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
+import { usePagedList } from '../components/paged-filters.js';
+import {
+  NO_PROVIDER_FILTERS,
+  ProviderTypeFilter,
+  providerListQuery,
+} from '../components/provider-filters.js';
+import { useListDialog } from '../components/use-list-dialog.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { type Integration, IntegrationDialog } from './integrations-dialog.js';
@@ -18,45 +24,17 @@ import { maskedEntries } from './integrations-form.js';
 
 const PAGE_SIZE = 25;
 
-interface Filters {
-  readonly type: string;
-  readonly status: string;
-  readonly workspace: string;
-  readonly page: number;
-}
-
 export function IntegrationsPage() {
   const { api, me } = useConsole();
-  const [filters, setFilters] = useState<Filters>({ type: '', status: '', workspace: '', page: 0 });
-  const [dialog, setDialog] = useState<
+  const { filters, filter, setPage, list } = usePagedList(NO_PROVIDER_FILTERS, async (f) =>
+    unwrap(await api.GET('/integrations', { params: { query: providerListQuery(PAGE_SIZE, f) } })),
+  );
+  const { dialog, open, closed } = useListDialog<
     | { kind: 'create' }
     | { kind: 'edit'; integration: Integration; workspaces: string[] }
     | { kind: 'delete'; integration: Integration }
-    | undefined
-  >();
+  >(list);
   const [actionError, setActionError] = useState<Error | undefined>();
-  const list = useApi(
-    async () =>
-      unwrap(
-        await api.GET('/integrations', {
-          params: {
-            query: {
-              page_size: PAGE_SIZE,
-              current_page: filters.page,
-              ...(filters.type ? { ai_provider: filters.type } : {}),
-              ...(filters.status ? { status: filters.status } : {}),
-              ...(filters.workspace ? { workspace_id: filters.workspace } : {}),
-            },
-          },
-        }),
-      ),
-    [filters],
-  );
-  const filter = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch, page: 0 }));
-  const closed = (changed: boolean) => {
-    setDialog(undefined);
-    if (changed) list.reload();
-  };
   const edit = async (integration: Integration) => {
     setActionError(undefined);
     try {
@@ -65,7 +43,7 @@ export function IntegrationsPage() {
           params: { path: { integrationId: integration.id } },
         }),
       );
-      setDialog({
+      open({
         kind: 'edit',
         integration,
         workspaces: entries.data.filter((w) => w.enabled).map((w) => w.id),
@@ -80,7 +58,7 @@ export function IntegrationsPage() {
       title="Integrations"
       actions={
         can(me, 'integrations.create') ? (
-          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+          <button type="button" onClick={() => open({ kind: 'create' })}>
             Create integration
           </button>
         ) : null
@@ -91,36 +69,18 @@ export function IntegrationsPage() {
         given access reach it through their providers, as <code>x-service-provider: @slug</code>.
       </p>
       <form class="filters" aria-label="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Provider type
-          <select
-            name="ai_provider"
-            value={filters.type}
-            onChange={(e) => filter({ type: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">All types</option>
-            {AI_PROVIDERS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Status
-          <select
-            name="status"
-            value={filters.status}
-            onChange={(e) => filter({ status: (e.target as HTMLSelectElement).value })}
-          >
-            <option value="">Any status</option>
-            <option value="active">active</option>
-            <option value="disabled">disabled</option>
-          </select>
-        </label>
+        <ProviderTypeFilter name="ai_provider" value={filters.type} onChange={(type) => filter({ type })} />
+        <FilterSelect
+          label="Status"
+          name="status"
+          value={filters.status}
+          anyLabel="Any status"
+          options={['active', 'disabled']}
+          onChange={(status) => filter({ status })}
+        />
         <WorkspaceSelect
           label="Usable by workspace"
-          anyLabel="Any workspace"
+          emptyLabel="Any workspace"
           value={filters.workspace}
           onChange={(workspace) => filter({ workspace })}
         />
@@ -134,12 +94,7 @@ export function IntegrationsPage() {
         rows={list.data?.data}
         empty="No integration matches these filters."
         pager={
-          <ListPager
-            page={filters.page}
-            pageSize={PAGE_SIZE}
-            total={list.data?.total}
-            onPage={(page) => setFilters((f) => ({ ...f, page }))}
-          />
+          <ListPager page={filters.page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />
         }
       >
         {rows.map((i) => (
@@ -169,22 +124,15 @@ export function IntegrationsPage() {
             </td>
             <td>{i.allow_all_workspaces ? 'all' : i.workspaces.filter((w) => w.enabled).length}</td>
             <td>{formatTime(i.created_at)}</td>
-            <td class="row-actions">
-              {can(me, 'integrations.update') && can(me, 'integrations.read') ? (
-                <RowButton label={`Edit ${i.name}`} onClick={() => edit(i)}>
-                  Edit
-                </RowButton>
-              ) : null}
-              {can(me, 'integrations.delete') ? (
-                <RowButton
-                  label={`Delete ${i.name}`}
-                  danger
-                  onClick={() => setDialog({ kind: 'delete', integration: i })}
-                >
-                  Delete
-                </RowButton>
-              ) : null}
-            </td>
+            <RowActions
+              name={i.name}
+              onEdit={
+                can(me, 'integrations.update') && can(me, 'integrations.read') ? () => edit(i) : undefined
+              }
+              onDelete={
+                can(me, 'integrations.delete') ? () => open({ kind: 'delete', integration: i }) : undefined
+              }
+            />
           </tr>
         ))}
       </ListTable>
@@ -200,7 +148,7 @@ export function IntegrationsPage() {
           title={`Delete "${dialog.integration.name}"?`}
           confirmLabel="Delete integration"
           danger
-          onCancel={() => setDialog(undefined)}
+          onCancel={() => closed(false)}
           onConfirm={async () => {
             unwrap(
               await api.DELETE('/integrations/{integrationId}', {

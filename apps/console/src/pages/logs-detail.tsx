@@ -5,8 +5,10 @@ import type { ComponentChildren } from 'preact';
 import { Link, useSearch } from 'wouter-preact';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
+import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
-import { formatMs, formatNumber, formatTime, formatUsd } from '../components/format.js';
+import { FactsTable } from '../components/facts-table.js';
+import { formatMetadata, formatMs, formatNumber, formatTime, formatUsd } from '../components/format.js';
 import { JsonView, TextView } from '../components/json-view.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
@@ -62,7 +64,7 @@ function LogDetailBody({ log }: { log: LogDetail }) {
             via {log.provider ?? '–'} ({log.ai_service ?? '–'}) · {formatTime(log.created_at)}
           </span>
         </header>
-        <Facts
+        <FactsTable
           testId="log-facts"
           rows={[
             ['Log id', <code key="id">{log.id}</code>],
@@ -95,7 +97,7 @@ function LogDetailBody({ log }: { log: LogDetail }) {
 
       <Section title="Tokens, cost and latency">
         <div class="grid">
-          <Facts
+          <FactsTable
             testId="log-tokens"
             rows={[
               ['Input tokens', formatNumber(tokens.input)],
@@ -104,7 +106,7 @@ function LogDetailBody({ log }: { log: LogDetail }) {
               ['Total tokens', `${formatNumber(tokens.total)}${tokens.estimated ? ' (estimated)' : ''}`],
             ]}
           />
-          <Facts
+          <FactsTable
             testId="log-cost"
             rows={[
               ['Cost', `${formatUsd(log.cost)}${x.currency && x.currency !== 'USD' ? ` ${x.currency}` : ''}`],
@@ -126,7 +128,7 @@ function LogDetailBody({ log }: { log: LogDetail }) {
 
       {log.mcp ? (
         <Section title="MCP">
-          <Facts
+          <FactsTable
             rows={[
               ['Server', log.mcp.server_slug],
               ['Method', log.mcp.rpc_method ?? '–'],
@@ -141,7 +143,7 @@ function LogDetailBody({ log }: { log: LogDetail }) {
         {Object.keys(log.metadata).length === 0 ? (
           <p class="muted">No metadata.</p>
         ) : (
-          <Facts testId="log-metadata" rows={Object.entries(log.metadata).map(([k, v]) => [k, v])} />
+          <FactsTable testId="log-metadata" rows={Object.entries(log.metadata).map(([k, v]) => [k, v])} />
         )}
       </Section>
 
@@ -170,21 +172,6 @@ function Section(props: { title: string; children: ComponentChildren }) {
       <h3>{props.title}</h3>
       {props.children}
     </section>
-  );
-}
-
-function Facts(props: { rows: readonly (readonly [string, ComponentChildren])[]; testId?: string }) {
-  return (
-    <table class="dense facts" data-testid={props.testId}>
-      <tbody>
-        {props.rows.map(([label, value]) => (
-          <tr key={label}>
-            <th scope="row">{label}</th>
-            <td>{value}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 
@@ -217,80 +204,62 @@ function CacheVerdict({ status }: { status: string }) {
 function Attempts({ attempts }: { attempts: readonly Attempt[] }) {
   if (attempts.length === 0) return <p class="muted">No upstream attempt (answered by the gateway).</p>;
   return (
-    <table class="dense striped" data-testid="log-attempts">
-      <thead>
-        <tr>
-          <th scope="col">#</th>
-          <th scope="col">Kind</th>
-          <th scope="col">Target</th>
-          <th scope="col">Provider</th>
-          <th scope="col">Model</th>
-          <th scope="col">Status</th>
-          <th scope="col">Started</th>
-          <th scope="col">Latency</th>
-          <th scope="col">Error</th>
+    <DataTable
+      class="striped"
+      testId="log-attempts"
+      columns={['#', 'Kind', 'Target', 'Provider', 'Model', 'Status', 'Started', 'Latency', 'Error']}
+    >
+      {attempts.map((a, i) => (
+        <tr key={i}>
+          <td>{i + 1}</td>
+          <td>
+            {attemptKind(attempts, i)}
+            {a.retry_index > 0 ? ` ${a.retry_index}` : ''}
+          </td>
+          <td>{a.target_path ?? '–'}</td>
+          <td>{a.provider ?? '–'}</td>
+          <td>{a.model ?? '–'}</td>
+          <td>{a.status_code === 0 ? 'no response' : a.status_code}</td>
+          <td>{formatTime(a.started_at)}</td>
+          <td>{formatMs(a.latency_ms)}</td>
+          <td>{a.error ? `${a.error.code}: ${a.error.message}` : '–'}</td>
         </tr>
-      </thead>
-      <tbody>
-        {attempts.map((a, i) => (
-          <tr key={i}>
-            <td>{i + 1}</td>
-            <td>
-              {attemptKind(attempts, i)}
-              {a.retry_index > 0 ? ` ${a.retry_index}` : ''}
-            </td>
-            <td>{a.target_path ?? '–'}</td>
-            <td>{a.provider ?? '–'}</td>
-            <td>{a.model ?? '–'}</td>
-            <td>{a.status_code === 0 ? 'no response' : a.status_code}</td>
-            <td>{formatTime(a.started_at)}</td>
-            <td>{formatMs(a.latency_ms)}</td>
-            <td>{a.error ? `${a.error.code}: ${a.error.message}` : '–'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 
 function Guardrails({ results }: { results: readonly GuardrailResult[] }) {
   if (results.length === 0) return <p class="muted">No guardrail ran on this request.</p>;
   return (
-    <table class="dense striped" data-testid="log-guardrails">
-      <thead>
-        <tr>
-          <th scope="col">Guardrail</th>
-          <th scope="col">Stage</th>
-          <th scope="col">Verdict</th>
-          <th scope="col">Latency</th>
-          <th scope="col">Checks</th>
+    <DataTable
+      class="striped"
+      testId="log-guardrails"
+      columns={['Guardrail', 'Stage', 'Verdict', 'Latency', 'Checks']}
+    >
+      {results.map((g, i) => (
+        <tr key={i}>
+          <td>{g.guardrail_id ? <code>{g.guardrail_id}</code> : 'inline'}</td>
+          <td>{g.stage ?? '–'}</td>
+          <td>
+            <span class={g.verdict ? 'status status-ok' : 'status status-error'}>
+              {g.verdict ? 'passed' : g.denied ? 'failed, denied' : 'failed, allowed'}
+            </span>
+          </td>
+          <td>{formatMs(g.latency_ms)}</td>
+          <td>
+            <ul class="checks">
+              {g.checks.map((c) => (
+                <li key={c.id}>
+                  <code>{c.id}</code> {c.errored ? 'errored' : c.verdict ? 'passed' : 'failed'}
+                  {c.explanation ? <span class="muted"> · {c.explanation}</span> : null}
+                </li>
+              ))}
+            </ul>
+          </td>
         </tr>
-      </thead>
-      <tbody>
-        {results.map((g, i) => (
-          <tr key={i}>
-            <td>{g.guardrail_id ? <code>{g.guardrail_id}</code> : 'inline'}</td>
-            <td>{g.stage ?? '–'}</td>
-            <td>
-              <span class={g.verdict ? 'status status-ok' : 'status status-error'}>
-                {g.verdict ? 'passed' : g.denied ? 'failed, denied' : 'failed, allowed'}
-              </span>
-            </td>
-            <td>{formatMs(g.latency_ms)}</td>
-            <td>
-              <ul class="checks">
-                {g.checks.map((c) => (
-                  <li key={c.id}>
-                    <code>{c.id}</code> {c.errored ? 'errored' : c.verdict ? 'passed' : 'failed'}
-                    {c.explanation ? <span class="muted"> · {c.explanation}</span> : null}
-                  </li>
-                ))}
-              </ul>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </DataTable>
   );
 }
 
@@ -326,32 +295,21 @@ function FeedbackOfTrace({ feedback, traceId }: { feedback: readonly Feedback[];
     );
   return (
     <>
-      <table class="dense striped" data-testid="log-feedback">
-        <thead>
-          <tr>
-            <th scope="col">Value</th>
-            <th scope="col">Weight</th>
-            <th scope="col">Metadata</th>
-            <th scope="col">By</th>
-            <th scope="col">Given</th>
+      <DataTable
+        class="striped"
+        testId="log-feedback"
+        columns={['Value', 'Weight', 'Metadata', 'By', 'Given']}
+      >
+        {feedback.map((f) => (
+          <tr key={f.id}>
+            <td>{f.value}</td>
+            <td>{f.weight}</td>
+            <td>{formatMetadata(f.metadata)}</td>
+            <td>{f.created_by.display_name ?? f.created_by.type}</td>
+            <td>{formatTime(f.created_at)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {feedback.map((f) => (
-            <tr key={f.id}>
-              <td>{f.value}</td>
-              <td>{f.weight}</td>
-              <td>
-                {Object.entries(f.metadata)
-                  .map(([k, v]) => `${k}=${v}`)
-                  .join(', ') || '–'}
-              </td>
-              <td>{f.created_by.display_name ?? f.created_by.type}</td>
-              <td>{formatTime(f.created_at)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </DataTable>
       {more}
     </>
   );

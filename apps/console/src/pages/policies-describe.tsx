@@ -1,7 +1,7 @@
 // How a policy reads in a table: its limit, its conditions and group_by, and where it applies.
 import { formatNumber } from '../components/format.js';
 import { formatUsage } from '../components/usage-bar.js';
-import { type WorkspaceOption, workspaceLabel } from '../components/workspace-choice.js';
+import type { WorkspaceName } from '../components/workspace-names.js';
 import { type AnyPolicy, isUsagePolicy } from './policies-api.js';
 
 const UNITS = { rpm: 'per minute', rph: 'per hour', rpd: 'per day' } as const;
@@ -16,17 +16,13 @@ export function limitText(policy: AnyPolicy): string {
   return `${formatNumber(policy.value)} ${policy.type} ${UNITS[policy.unit]}`;
 }
 
-/** The conditions, a workspace named when it is among `workspaces` (the API stores its id). */
-export function Conditions(props: {
-  policy: AnyPolicy;
-  workspaces?: readonly WorkspaceOption[] | undefined;
-}) {
+/** The conditions, a workspace named by `workspaceName` (the API stores its id). */
+export function Conditions(props: { policy: AnyPolicy; workspaceName: WorkspaceName }) {
   return (
     <span class="policy-keys">
       {props.policy.conditions.map((c) => (
         <code key={c.key} title={c.value}>
-          {c.key} ={' '}
-          {c.key === 'workspace_id' && c.value !== '*' ? workspaceLabel(props.workspaces, c.value) : c.value}
+          {c.key} = {c.key === 'workspace_id' && c.value !== '*' ? props.workspaceName(c.value) : c.value}
         </code>
       ))}
     </span>

@@ -5,9 +5,10 @@ import { Link } from 'wouter-preact';
 import { can } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { InlineConfirm } from '../components/inline-confirm.js';
 import { Page } from '../components/page.js';
 import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, workspaceLabel } from '../components/workspace-choice.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { archivePolicy, getPolicy, policyScope, updatePolicy } from './policies-api.js';
 import { draftOf, type PolicyKind, updateBody } from './policies-body.js';
@@ -18,7 +19,7 @@ import { policiesHref } from './policies-href.js';
 
 export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
   const { api, me } = useConsole();
-  const workspaces = useWorkspaceOptions();
+  const workspaceName = useWorkspaceNames();
   const policy = useApi(() => getPolicy(api, props.kind, props.id), [api, props.kind, props.id]);
   const [saved, setSaved] = useState<string | undefined>();
   const [confirmArchive, setConfirmArchive] = useState(false);
@@ -46,7 +47,7 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
               <tr>
                 <th scope="row">Conditions</th>
                 <td>
-                  <Conditions policy={p} workspaces={workspaces.options} />
+                  <Conditions policy={p} workspaceName={workspaceName} />
                 </td>
               </tr>
               <tr>
@@ -57,11 +58,7 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
               </tr>
               <tr>
                 <th scope="row">Applies to</th>
-                <td>
-                  {p.workspace_id === null
-                    ? 'the organisation'
-                    : workspaceLabel(workspaces.options, p.workspace_id)}
-                </td>
+                <td>{p.workspace_id === null ? 'the organisation' : workspaceName(p.workspace_id)}</td>
               </tr>
               <tr>
                 <th scope="row">Status</th>
@@ -95,33 +92,23 @@ export function PolicyDetail(props: { kind: PolicyKind; id: string }) {
           </details>
           {p.status === 'active' && can(me, policyScope(props.kind, 'delete')) ? (
             <div class="form-actions">
-              {confirmArchive ? (
-                <span class="confirm">
-                  <span>Archive this policy? Gateways stop enforcing it; it cannot be restored.</span>
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={async () => {
-                      try {
-                        await archivePolicy(api, props.kind, p.id);
-                        setConfirmArchive(false);
-                        policy.reload();
-                      } catch (err) {
-                        setArchiveError(err instanceof Error ? err : new Error(String(err)));
-                      }
-                    }}
-                  >
-                    Archive
-                  </button>
-                  <button type="button" class="secondary outline" onClick={() => setConfirmArchive(false)}>
-                    Cancel
-                  </button>
-                </span>
-              ) : (
-                <button type="button" class="secondary outline" onClick={() => setConfirmArchive(true)}>
-                  Archive…
-                </button>
-              )}
+              <InlineConfirm
+                askLabel="Archive…"
+                question="Archive this policy? Gateways stop enforcing it; it cannot be restored."
+                confirmLabel="Archive"
+                asking={confirmArchive}
+                onAsk={() => setConfirmArchive(true)}
+                onConfirm={async () => {
+                  try {
+                    await archivePolicy(api, props.kind, p.id);
+                    setConfirmArchive(false);
+                    policy.reload();
+                  } catch (err) {
+                    setArchiveError(err instanceof Error ? err : new Error(String(err)));
+                  }
+                }}
+                onCancel={() => setConfirmArchive(false)}
+              />
               <ErrorBanner error={archiveError} />
             </div>
           ) : null}

@@ -3,8 +3,10 @@
 // the reset of one entity's usage (POST .../entities/{id}/reset) after a confirmation.
 import { useEffect, useState } from 'preact/hooks';
 import { can } from '../api/me.js';
+import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { formatTime } from '../components/format.js';
+import { InlineConfirm } from '../components/inline-confirm.js';
 import { ListPager } from '../components/list-pager.js';
 import { UsageBar } from '../components/usage-bar.js';
 import { useApi } from '../components/use-api.js';
@@ -88,68 +90,52 @@ export function PolicyEntities(props: { kind: PolicyKind; policy: AnyPolicy }) {
           {notice}
         </p>
       ) : null}
-      <table class="dense striped" data-testid="entities-table">
-        <thead>
-          <tr>
-            <th>Kind</th>
-            <th>Entity</th>
-            {usage ? <th>Current usage</th> : null}
-            {mayReset ? <th /> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {(entities.data?.data as PolicyEntity[] | undefined)?.map((entity) => {
-            const label = entityLabel(entity);
-            const resettable = mayReset && groupKeys.includes(entityGroupKey(entity.object));
-            return (
-              <tr key={entity.id} data-testid={`entity-${entity.id}`}>
-                <td>{KINDS[entity.object]}</td>
-                <td>{label}</td>
-                {usage ? (
-                  <td class="usage-cell">
-                    <UsageBar
-                      usage={'current_usage' in entity ? entity.current_usage : null}
-                      limit={usage.credit_limit}
-                      type={usage.type}
-                      label={`usage of ${label}`}
+      <DataTable
+        class="striped"
+        testId="entities-table"
+        columns={['Kind', 'Entity', usage !== undefined && 'Current usage']}
+        hiddenColumn={mayReset ? 'Actions' : undefined}
+      >
+        {(entities.data?.data as PolicyEntity[] | undefined)?.map((entity) => {
+          const label = entityLabel(entity);
+          const resettable = mayReset && groupKeys.includes(entityGroupKey(entity.object));
+          return (
+            <tr key={entity.id} data-testid={`entity-${entity.id}`}>
+              <td>{KINDS[entity.object]}</td>
+              <td>{label}</td>
+              {usage ? (
+                <td class="usage-cell">
+                  <UsageBar
+                    usage={'current_usage' in entity ? entity.current_usage : null}
+                    limit={usage.credit_limit}
+                    type={usage.type}
+                    label={`usage of ${label}`}
+                  />
+                </td>
+              ) : null}
+              {mayReset ? (
+                <td>
+                  {resettable ? (
+                    <InlineConfirm
+                      compact
+                      askLabel="Reset usage…"
+                      question={`Start ${label}'s usage again from 0?`}
+                      confirmLabel="Confirm reset"
+                      asking={confirming === entity.id}
+                      onAsk={() => {
+                        setNotice(undefined);
+                        setConfirming(entity.id);
+                      }}
+                      onConfirm={() => void reset(entity)}
+                      onCancel={() => setConfirming(undefined)}
                     />
-                  </td>
-                ) : null}
-                {mayReset ? (
-                  <td>
-                    {!resettable ? null : confirming === entity.id ? (
-                      <span class="confirm">
-                        <span>Start {label}'s usage again from 0?</span>
-                        <button type="button" class="danger compact" onClick={() => void reset(entity)}>
-                          Confirm reset
-                        </button>
-                        <button
-                          type="button"
-                          class="secondary outline compact"
-                          onClick={() => setConfirming(undefined)}
-                        >
-                          Cancel
-                        </button>
-                      </span>
-                    ) : (
-                      <button
-                        type="button"
-                        class="secondary outline compact"
-                        onClick={() => {
-                          setNotice(undefined);
-                          setConfirming(entity.id);
-                        }}
-                      >
-                        Reset usage…
-                      </button>
-                    )}
-                  </td>
-                ) : null}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+                  ) : null}
+                </td>
+              ) : null}
+            </tr>
+          );
+        })}
+      </DataTable>
       {entities.data && entities.data.total === 0 ? (
         <p class="muted">No active workspace, key or user matches the conditions.</p>
       ) : null}

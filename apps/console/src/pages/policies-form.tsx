@@ -7,7 +7,8 @@ import { ApiError } from '../api/client.js';
 import { isOrganisationLevel } from '../api/me.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { FieldMessage, invalidMessageProps } from '../components/field-error.js';
-import { useWorkspaceOptions, WorkspaceSelect } from '../components/workspace-choice.js';
+import { useKnownWorkspaces } from '../components/workspace-names.js';
+import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
 import { formHasField, POLICY_KEYS, type PolicyDraft, policyFieldOf } from './policies-body.js';
 
@@ -19,7 +20,7 @@ export function PolicyForm(props: {
   readOnly?: boolean;
 }) {
   const { me } = useConsole();
-  const workspaces = useWorkspaceOptions();
+  const workspaces = useKnownWorkspaces();
   const [draft, setDraft] = useState(props.initial);
   const [error, setError] = useState<Error | undefined>();
   const [busy, setBusy] = useState(false);
@@ -75,8 +76,6 @@ export function PolicyForm(props: {
               label="Workspace"
               value={draft.workspace}
               onChange={(value) => update({ workspace: value })}
-              options={workspaces.options}
-              failed={workspaces.failed}
               disabled={fixed}
               emptyLabel="Organisation-level (every workspace)"
               invalid={workspace.invalid}
@@ -146,7 +145,7 @@ export function PolicyForm(props: {
         <option value="metadata." />
       </datalist>
       <datalist id="policy-workspaces">
-        {workspaces.options?.map((w) => (
+        {workspaces.map((w) => (
           <option key={w.id} value={w.id}>
             {w.name}
           </option>

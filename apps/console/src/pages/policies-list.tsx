@@ -1,14 +1,11 @@
-// The policies of one kind, a page at a time (GET /policies/usage-limits or /rate-limits), filtered
-// by status and, for an organisation-level caller, by workspace; tabs between the two kinds when the
-// caller may list rate-limit policies too.
-import { useState } from 'preact/hooks';
 import { Link } from 'wouter-preact';
-import { can, isOrganisationLevel } from '../api/me.js';
+import { can } from '../api/me.js';
 import { ListPager } from '../components/list-pager.js';
 import { ListTable } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
-import { useWorkspaceOptions, WorkspaceSelect, workspaceLabel } from '../components/workspace-choice.js';
+import { pageQuery, usePagedList } from '../components/paged-filters.js';
+import { ACTIVE_SAVED, SavedFilterForm } from '../components/saved-filters.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 import { listPolicies, policyScope } from './policies-api.js';
 import type { PolicyKind } from './policies-body.js';
@@ -20,19 +17,17 @@ const TITLES = { usage: 'Usage limits', rate: 'Rate limits' } as const;
 
 export function PoliciesList(props: { kind: PolicyKind }) {
   const { api, me } = useConsole();
-  const orgLevel = isOrganisationLevel(me);
-  const workspaces = useWorkspaceOptions();
-  const [filter, setFilter] = useState({ workspace: '', status: 'active' as 'active' | 'archived', page: 0 });
-  const list = useApi(
-    () =>
+  const workspaceName = useWorkspaceNames();
+  const paged = usePagedList(
+    ACTIVE_SAVED,
+    (f) =>
       listPolicies(api, props.kind, {
-        page_size: POLICIES_PAGE_SIZE,
-        current_page: filter.page,
-        status: filter.status,
-        ...(filter.workspace ? { workspace_id: filter.workspace } : {}),
+        ...pageQuery(POLICIES_PAGE_SIZE, f.page, { workspace_id: f.workspace }),
+        status: f.status,
       }),
-    [api, props.kind, filter],
+    [api, props.kind],
   );
+  const { filters, setPage, list } = paged;
   const rate = can(me, 'rate_limits_policies.list');
   return (
     <Page
@@ -63,35 +58,11 @@ export function PoliciesList(props: { kind: PolicyKind }) {
         </nav>
       ) : null}
       <h3>{TITLES[props.kind]}</h3>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        {orgLevel ? (
-          <WorkspaceSelect
-            id="policies-workspace"
-            label="Workspace"
-            value={filter.workspace}
-            onChange={(workspace) => setFilter({ ...filter, workspace, page: 0 })}
-            options={workspaces.options}
-            failed={workspaces.failed}
-            emptyLabel="All (organisation-level too)"
-          />
-        ) : null}
-        <label>
-          Status
-          <select
-            value={filter.status}
-            onChange={(e) =>
-              setFilter({
-                ...filter,
-                status: (e.target as HTMLSelectElement).value as 'active' | 'archived',
-                page: 0,
-              })
-            }
-          >
-            <option value="active">Active</option>
-            <option value="archived">Archived</option>
-          </select>
-        </label>
-      </form>
+      <SavedFilterForm
+        paged={paged}
+        workspaceId="policies-workspace"
+        allWorkspaces="All (organisation-level too)"
+      />
       <ListTable
         testId="policies-table"
         class="striped"
@@ -102,10 +73,10 @@ export function PoliciesList(props: { kind: PolicyKind }) {
         empty="No policies here yet."
         pager={
           <ListPager
-            page={filter.page}
+            page={filters.page}
             pageSize={POLICIES_PAGE_SIZE}
             total={list.data?.total}
-            onPage={(page) => setFilter({ ...filter, page })}
+            onPage={setPage}
             label="policies"
           />
         }
@@ -117,16 +88,12 @@ export function PoliciesList(props: { kind: PolicyKind }) {
             </td>
             <td>{limitText(policy)}</td>
             <td>
-              <Conditions policy={policy} workspaces={workspaces.options} />
+              <Conditions policy={policy} workspaceName={workspaceName} />
             </td>
             <td>
               <GroupBy policy={policy} />
             </td>
-            <td>
-              {policy.workspace_id === null
-                ? 'the organisation'
-                : workspaceLabel(workspaces.options, policy.workspace_id)}
-            </td>
+            <td>{policy.workspace_id === null ? 'the organisation' : workspaceName(policy.workspace_id)}</td>
             <td>{policy.status}</td>
           </tr>
         ))}

@@ -1,13 +1,9 @@
-// Creating or editing a workspace provider: the workspace and the integration it is made from
-// (fixed once created), name, slug (`@slug` in requests), note, allowed models, limits, expiry and
-// status. The API checks that the integration is enabled for the workspace; errors by their field.
-import { useState } from 'preact/hooks';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
-import { DialogActions, useSubmit } from '../components/dialog-form.js';
+import { FormDialog, usePatchState, useSubmit } from '../components/dialog-form.js';
 import { FieldError, invalidProps } from '../components/field-error.js';
 import { LimitsFields } from '../components/limits-fields.js';
-import { ModalDialog } from '../components/modal-dialog.js';
+import { ActiveSwitch, TextField } from '../components/text-field.js';
 import { useApi } from '../components/use-api.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
@@ -37,10 +33,9 @@ const PLACED = [
 export function ProviderDialog(props: { existing?: Provider; onClose(changed: boolean): void }) {
   const { api, me } = useConsole();
   const existing = props.existing;
-  const [form, setForm] = useState<ProviderForm>(() =>
+  const [form, set] = usePatchState<ProviderForm>(() =>
     existing ? providerEditForm(existing) : emptyProviderForm(me.workspace?.id ?? ''),
   );
-  const set = (patch: Partial<ProviderForm>) => setForm((f) => ({ ...f, ...patch }));
   const submitting = useSubmit(async () => {
     if (existing) {
       const body = updateProviderBody(existing, form);
@@ -56,92 +51,78 @@ export function ProviderDialog(props: { existing?: Provider; onClose(changed: bo
     }
     props.onClose(true);
   });
-  const { error, submit } = submitting;
+  const { error } = submitting;
   return (
-    <ModalDialog
+    <FormDialog
       title={existing ? `Edit provider "@${existing.slug}"` : 'Create a provider'}
-      onClose={() => props.onClose(false)}
-      wide
       testId="provider-dialog"
+      submitting={submitting}
+      placed={PLACED}
+      submitLabel={existing ? 'Save' : 'Create provider'}
+      onCancel={() => props.onClose(false)}
     >
-      <form onSubmit={submit}>
-        {existing ? null : (
-          <div class="grid">
-            <div>
-              <WorkspaceSelect
-                label="Workspace"
-                value={form.workspace}
-                onChange={(workspace) => set({ workspace, integration: '' })}
-                invalid={invalidProps(error, 'body.workspace_id', 'provider-workspace-error')}
-              />
-              <FieldError error={error} field="body.workspace_id" id="provider-workspace-error" />
-            </div>
-            <div>
-              <IntegrationField
-                workspace={form.workspace}
-                value={form.integration}
-                onChange={(integration) => set({ integration })}
-                error={error}
-              />
-            </div>
-          </div>
-        )}
+      {existing ? null : (
         <div class="grid">
-          <label>
-            Name <small class="muted">{existing ? '' : "(optional: the integration's)"}</small>
-            <input value={form.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
-            <FieldError error={error} field="body.name" id="provider-name-error" />
-          </label>
-          <label>
-            Slug{' '}
-            <small class="muted">(requests use @slug{existing ? '' : "; optional: the integration's"})</small>
-            <input
-              value={form.slug}
-              onInput={(e) => set({ slug: (e.target as HTMLInputElement).value })}
-              {...invalidProps(error, 'body.slug', 'provider-slug-error')}
+          <div>
+            <WorkspaceSelect
+              label="Workspace"
+              value={form.workspace}
+              onChange={(workspace) => set({ workspace, integration: '' })}
+              invalid={invalidProps(error, 'body.workspace_id', 'provider-workspace-error')}
             />
-            <FieldError error={error} field="body.slug" id="provider-slug-error" />
-          </label>
+            <FieldError error={error} field="body.workspace_id" id="provider-workspace-error" />
+          </div>
+          <div>
+            <IntegrationField
+              workspace={form.workspace}
+              value={form.integration}
+              onChange={(integration) => set({ integration })}
+              error={error}
+            />
+          </div>
         </div>
-        <label>
-          Note <small class="muted">(optional)</small>
-          <input value={form.note} onInput={(e) => set({ note: (e.target as HTMLInputElement).value })} />
-        </label>
-        {existing ? (
-          <label>
-            <input
-              type="checkbox"
-              role="switch"
-              aria-checked={form.status === 'active'}
-              checked={form.status === 'active'}
-              onChange={(e) =>
-                set({ status: (e.target as HTMLInputElement).checked ? 'active' : 'disabled' })
-              }
-            />
-            Active (gateways refuse a disabled provider)
-          </label>
-        ) : null}
-        <label>
-          Allowed models <small class="muted">(one per line; empty: what the integration allows)</small>
-          <textarea
-            rows={2}
-            value={form.allowedModels}
-            onInput={(e) => set({ allowedModels: (e.target as HTMLTextAreaElement).value })}
-          />
-          <FieldError error={error} field="body.allowed_models" id="provider-models-error" />
-        </label>
-        <details>
-          <summary>Limits and expiry</summary>
-          <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
-        </details>
-        <DialogActions
-          submitting={submitting}
-          placed={PLACED}
-          submitLabel={existing ? 'Save' : 'Create provider'}
-          onCancel={() => props.onClose(false)}
+      )}
+      <div class="grid">
+        <TextField
+          label="Name"
+          hint={existing ? undefined : "(optional: the integration's)"}
+          value={form.name}
+          onInput={(name) => set({ name })}
+          error={error}
+          field="body.name"
+          errorId="provider-name-error"
         />
-      </form>
-    </ModalDialog>
+        <TextField
+          label="Slug"
+          hint={`(requests use @slug${existing ? '' : "; optional: the integration's"})`}
+          value={form.slug}
+          onInput={(slug) => set({ slug })}
+          error={error}
+          field="body.slug"
+          errorId="provider-slug-error"
+        />
+      </div>
+      <TextField label="Note" hint="(optional)" value={form.note} onInput={(note) => set({ note })} />
+      {existing ? (
+        <ActiveSwitch value={form.status} onChange={(status) => set({ status })}>
+          Active (gateways refuse a disabled provider)
+        </ActiveSwitch>
+      ) : null}
+      <TextField
+        label="Allowed models"
+        hint="(one per line; empty: what the integration allows)"
+        rows={2}
+        value={form.allowedModels}
+        onInput={(allowedModels) => set({ allowedModels })}
+        error={error}
+        field="body.allowed_models"
+        errorId="provider-models-error"
+      />
+      <details>
+        <summary>Limits and expiry</summary>
+        <LimitsFields value={form.limits} onChange={(limits) => set({ limits })} error={error} />
+      </details>
+    </FormDialog>
   );
 }
 

@@ -6,13 +6,15 @@ import { can } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { formatTime } from '../components/format.js';
 import { ListPager } from '../components/list-pager.js';
-import { ListTable, RowButton } from '../components/list-table.js';
+import { ListTable, RowActions } from '../components/list-table.js';
+import { pageQuery } from '../components/paged-filters.js';
 import { useApi } from '../components/use-api.js';
+import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
 
 const PAGE_SIZE = 25;
 
-export function VirtualKeysList(props: { workspace: string; workspaceName(id: string | null): string }) {
+export function VirtualKeysList(props: { workspace: string; workspaceName: WorkspaceName }) {
   const { api, me } = useConsole();
   const [page, setPage] = useState(0);
   const [deleting, setDeleting] = useState<{ id: string; name: string } | undefined>();
@@ -21,11 +23,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName(id: st
       unwrap(
         await api.GET('/virtual-keys', {
           params: {
-            query: {
-              page_size: PAGE_SIZE,
-              current_page: page,
-              ...(props.workspace ? { workspace_id: props.workspace } : {}),
-            },
+            query: pageQuery(PAGE_SIZE, page, { workspace_id: props.workspace }),
           },
         }),
       ),
@@ -66,13 +64,11 @@ export function VirtualKeysList(props: { workspace: string; workspaceName(id: st
             </td>
             <td>{v.status}</td>
             <td>{formatTime(v.created_at)}</td>
-            <td class="row-actions">
-              {can(me, 'virtual_keys.delete') ? (
-                <RowButton danger onClick={() => setDeleting({ id: v.id, name: v.name })}>
-                  Delete
-                </RowButton>
-              ) : null}
-            </td>
+            <RowActions
+              onDelete={
+                can(me, 'virtual_keys.delete') ? () => setDeleting({ id: v.id, name: v.name }) : undefined
+              }
+            />
           </tr>
         ))}
       </ListTable>

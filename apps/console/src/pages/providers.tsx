@@ -3,64 +3,40 @@
 // integration the workspace may use, edit its limits, models, expiry and status, delete it. The
 // legacy virtual keys view of the same records is a second tab.
 import { useState } from 'preact/hooks';
-import { AI_PROVIDERS } from '../api/catalogue.js';
 import { unwrap } from '../api/client.js';
 import { can, isOrganisationLevel } from '../api/me.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { FilterSelect } from '../components/filter-select.js';
 import { formatTime } from '../components/format.js';
 import { describeRate, describeUsage } from '../components/limits-form.js';
 import { ListPager } from '../components/list-pager.js';
-import { ListTable, RowButton } from '../components/list-table.js';
+import { ListTable, RowActions } from '../components/list-table.js';
 import { Page } from '../components/page.js';
-import { useApi } from '../components/use-api.js';
+import { usePagedList } from '../components/paged-filters.js';
+import {
+  NO_PROVIDER_FILTERS,
+  ProviderTypeFilter,
+  providerListQuery,
+} from '../components/provider-filters.js';
+import { useListDialog } from '../components/use-list-dialog.js';
+import { useWorkspaceNames } from '../components/workspace-names.js';
 import { WorkspaceSelect } from '../components/workspace-select.js';
 import { useConsole } from '../context.js';
-import { useWorkspaceNames } from './api-keys-workspaces.js';
 import { type Provider, ProviderDialog } from './providers-dialog.js';
 import { VirtualKeysList } from './providers-virtual-keys.js';
 
 const PAGE_SIZE = 25;
 
-interface Filters {
-  readonly workspace: string;
-  readonly type: string;
-  readonly status: string;
-  readonly page: number;
-}
-
 export function ProvidersPage() {
   const { api, me } = useConsole();
   const [tab, setTab] = useState<'providers' | 'virtual-keys'>('providers');
-  const [filters, setFilters] = useState<Filters>({ workspace: '', type: '', status: '', page: 0 });
-  const [dialog, setDialog] = useState<
-    | { kind: 'create' }
-    | { kind: 'edit'; provider: Provider }
-    | { kind: 'delete'; provider: Provider }
-    | undefined
-  >();
-  const workspaceName = useWorkspaceNames();
-  const list = useApi(
-    async () =>
-      unwrap(
-        await api.GET('/providers', {
-          params: {
-            query: {
-              page_size: PAGE_SIZE,
-              current_page: filters.page,
-              ...(filters.workspace ? { workspace_id: filters.workspace } : {}),
-              ...(filters.type ? { ai_provider: filters.type } : {}),
-              ...(filters.status ? { status: filters.status } : {}),
-            },
-          },
-        }),
-      ),
-    [filters],
+  const { filters, filter, setPage, list } = usePagedList(NO_PROVIDER_FILTERS, async (f) =>
+    unwrap(await api.GET('/providers', { params: { query: providerListQuery(PAGE_SIZE, f) } })),
   );
-  const filter = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch, page: 0 }));
-  const closed = (changed: boolean) => {
-    setDialog(undefined);
-    if (changed) list.reload();
-  };
+  const { dialog, open, closed } = useListDialog<
+    { kind: 'create' } | { kind: 'edit'; provider: Provider } | { kind: 'delete'; provider: Provider }
+  >(list);
+  const workspaceName = useWorkspaceNames();
   const rows = list.data?.data ?? [];
   const showVirtualKeys = can(me, 'virtual_keys.list');
   return (
@@ -68,7 +44,7 @@ export function ProvidersPage() {
       title="Providers"
       actions={
         can(me, 'providers.create') && tab === 'providers' ? (
-          <button type="button" onClick={() => setDialog({ kind: 'create' })}>
+          <button type="button" onClick={() => open({ kind: 'create' })}>
             Create provider
           </button>
         ) : null
@@ -98,39 +74,21 @@ export function ProvidersPage() {
         {isOrganisationLevel(me) ? (
           <WorkspaceSelect
             label="Workspace"
-            anyLabel="All workspaces"
+            emptyLabel="All workspaces"
             value={filters.workspace}
             onChange={(workspace) => filter({ workspace })}
           />
         ) : null}
         {tab === 'providers' ? (
           <>
-            <label>
-              Provider type
-              <select
-                value={filters.type}
-                onChange={(e) => filter({ type: (e.target as HTMLSelectElement).value })}
-              >
-                <option value="">All types</option>
-                {AI_PROVIDERS.map((p) => (
-                  <option key={p} value={p}>
-                    {p}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Status
-              <select
-                value={filters.status}
-                onChange={(e) => filter({ status: (e.target as HTMLSelectElement).value })}
-              >
-                <option value="">Any status</option>
-                <option value="active">active</option>
-                <option value="disabled">disabled</option>
-                <option value="expired">expired</option>
-              </select>
-            </label>
+            <ProviderTypeFilter value={filters.type} onChange={(type) => filter({ type })} />
+            <FilterSelect
+              label="Status"
+              value={filters.status}
+              anyLabel="Any status"
+              options={['active', 'disabled', 'expired']}
+              onChange={(status) => filter({ status })}
+            />
           </>
         ) : null}
       </form>
@@ -146,12 +104,7 @@ export function ProvidersPage() {
           rows={list.data?.data}
           empty="No provider matches these filters."
           pager={
-            <ListPager
-              page={filters.page}
-              pageSize={PAGE_SIZE}
-              total={list.data?.total}
-              onPage={(page) => setFilters((f) => ({ ...f, page }))}
-            />
+            <ListPager page={filters.page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />
           }
         >
           {rows.map((p) => (
@@ -172,25 +125,13 @@ export function ProvidersPage() {
               </td>
               <td>{p.expires_at ? formatTime(p.expires_at) : 'never'}</td>
               <td>{formatTime(p.created_at)}</td>
-              <td class="row-actions">
-                {can(me, 'providers.update') ? (
-                  <RowButton
-                    label={`Edit @${p.slug}`}
-                    onClick={() => setDialog({ kind: 'edit', provider: p })}
-                  >
-                    Edit
-                  </RowButton>
-                ) : null}
-                {can(me, 'providers.delete') ? (
-                  <RowButton
-                    label={`Delete @${p.slug}`}
-                    danger
-                    onClick={() => setDialog({ kind: 'delete', provider: p })}
-                  >
-                    Delete
-                  </RowButton>
-                ) : null}
-              </td>
+              <RowActions
+                name={`@${p.slug}`}
+                onEdit={can(me, 'providers.update') ? () => open({ kind: 'edit', provider: p }) : undefined}
+                onDelete={
+                  can(me, 'providers.delete') ? () => open({ kind: 'delete', provider: p }) : undefined
+                }
+              />
             </tr>
           ))}
         </ListTable>
@@ -202,7 +143,7 @@ export function ProvidersPage() {
           title={`Delete provider "@${dialog.provider.slug}"?`}
           confirmLabel="Delete provider"
           danger
-          onCancel={() => setDialog(undefined)}
+          onCancel={() => closed(false)}
           onConfirm={async () => {
             unwrap(
               await api.DELETE('/providers/{providerId}', {
