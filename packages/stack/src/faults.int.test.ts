@@ -193,8 +193,8 @@ describe('pnpm start under a fault', () => {
 
   // SKIPPED, issue 23 item 4 does not hold (audit 2026-11-27): the journal is written in a
   // setImmediate after settleAndPublish, which runs after the response's last bytes have left, so
-  // a client can hold a 200 whose event was never written. One run of this test lost 5 of 151
-  // answered events (fault-147..151, the last answers); three others lost none. Un-skip once the
+  // a client can hold a 200 whose event was never written. In 6 runs of this test 3 lost answered
+  // events (5, 8 and 1 of about 150: always the last answers before the kill). Un-skip once the
   // event is journaled before (or as) the response completes.
   test.skip('every request answered 200 before a SIGKILL is logged, exactly once', {
     timeout: 180_000,
