@@ -30,12 +30,14 @@ export interface LogsStack {
 
 /**
  * `gatewayEnv`: extra gateway settings (REDIS_URL for limits on a real Redis); `controlPlaneEnv`:
- * extra control-plane settings (SMTP_URL for alert e-mail).
+ * extra control-plane settings (SMTP_URL for alert e-mail); `loggerEnv`: extra logger settings
+ * (REDIS_URL for the usage reconciliation).
  */
 export async function startLogsStack(
   fixtures: { pg: PgFixture; nats: NatsFixture },
   gatewayEnv: Readonly<Record<string, string>> = {},
   controlPlaneEnv: Readonly<Record<string, string>> = {},
+  loggerEnv: Readonly<Record<string, string>> = {},
 ): Promise<LogsStack> {
   const { pg, nats } = fixtures;
   const masterKey = randomBytes(32).toString('base64');
@@ -57,6 +59,7 @@ export async function startLogsStack(
       DATABASE_URL: pg.url,
       EXPORT_POLL_MS: '200',
       LOGS_SERVICE_TOKEN: logsToken,
+      ...loggerEnv,
     }),
   );
   await logger.start();

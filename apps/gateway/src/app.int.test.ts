@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from '@aigw/testkit';
+import { freePort, startLocalNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { createApp, type GatewayApp } from './app.js';
 import { loadGatewayConfig } from './config.js';
@@ -62,6 +66,39 @@ describe('gateway app', () => {
       expect((await fetch(`http://127.0.0.1:${app.port}/healthz`)).status).toBe(200);
     } finally {
       await app.stop();
+    }
+  });
+
+  test('stays ready through a NATS outage (events spool), reporting it, and reports NATS back', {
+    timeout: 60_000,
+  }, async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'gw-nats-outage-'));
+    const port = await freePort();
+    let server = await startLocalNats({ dataDir, port });
+    const app = gateway({ NATS_URL: server.url, EVENT_SPOOL_DIR: join(dataDir, 'spool') });
+    const natsUp = async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
+      return /dependency_up\{dependency="nats",app="gateway"\} (\d)/.exec(metrics)?.[1];
+    };
+    await app.start();
+    const base = `http://127.0.0.1:${app.port}`;
+    try {
+      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS up');
+      await server.stop();
+      await waitFor(async () => ((await natsUp()) === '0' ? true : undefined), 'NATS reported down');
+      // A shared NATS outage must not pull every replica out of the load balancer at once.
+      const res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { ready: boolean; degraded: Record<string, { ok: boolean }> };
+      expect(body.ready).toBe(true);
+      expect(body.degraded.nats?.ok).toBe(false);
+      server = await startLocalNats({ dataDir, port });
+      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS reported back');
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    } finally {
+      await app.stop();
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -100,7 +100,8 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGES =
   /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
 
-function isUnavailable(err: unknown, depth = 0): boolean {
+/** Whether `err` (or its cause) says a backing service cannot be reached: answered 503, not 500. */
+export function isUnavailable(err: unknown, depth = 0): boolean {
   if (typeof err !== 'object' || err === null || depth > 3) return false;
   const { code, message, cause } = err as { code?: unknown; message?: unknown; cause?: unknown };
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;

@@ -202,7 +202,7 @@ interface Supervised {
  * must not take the whole stack down. Says so on the stack's output; gives up after MAX_CRASHES
  * exits within CRASH_WINDOW_MS.
  */
-function supervise(
+export function supervise(
   start: () => AppProcess,
   hooks: {
     stopping(): boolean;

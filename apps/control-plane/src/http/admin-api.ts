@@ -1,5 +1,5 @@
 // Mounts the admin API under /v1: JSON bodies, the API_ACCESS_ENABLED switch, OpenAPI, the routes.
-import { AppError, jsonInputProblem, type Logger, MAX_JSON_DEPTH } from '@aigw/runtime';
+import { AppError, isUnavailable, jsonInputProblem, type Logger, MAX_JSON_DEPTH } from '@aigw/runtime';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Kysely } from 'kysely';
 import { apiError } from '../api-errors.js';
@@ -45,6 +45,8 @@ const bodyErrors: ErrorRequestHandler = (err, _req, _res, next) => {
   else if (err instanceof URIError)
     next(apiError('AB01', 'the request path is not valid percent-encoded UTF-8', { param: 'path' }));
   else if (err instanceof AppError) next(err);
+  // Postgres (or another backing service) unreachable: the runtime answers 503 with retry-after.
+  else if (isUnavailable(err)) next(err);
   // Anything unexpected is AB04; the cause stays in the server log, never in the response.
   else next(apiError('AB04', 'internal server error', { cause: err }));
 };
