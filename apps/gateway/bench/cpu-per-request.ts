@@ -78,19 +78,11 @@ try {
       }),
     );
     rows.push(
-      await load(
-        'gateway',
-        `${bench.gateway.url}/v1${path}`,
-        gatewayHeaders,
-        stream,
-        connections,
-        duration,
-        {
-          proxy: bench.gateway.pid,
-          nats: bench.nats.pid,
-          mock: bench.mock.pid,
-        },
-      ),
+      await load('gateway', `${bench.gateway.url}/v1${path}`, gatewayHeaders, stream, connections, duration, {
+        proxy: bench.gateway.pid,
+        nats: bench.nats.pid,
+        mock: bench.mock.pid,
+      }),
     );
     if (translatedProvider !== undefined) {
       const headers = {
