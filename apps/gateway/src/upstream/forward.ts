@@ -7,9 +7,8 @@ import type { AppError } from '@aigw/runtime';
 import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
-import { responseHeaderList } from './headers.js';
 import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
-import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
+import { answerHeaders, dispatchHeaders, poolFor } from './upstream-pool.js';
 
 export interface ForwardRequest {
   readonly method: string;
@@ -246,14 +245,13 @@ class Forwarding implements Dispatcher.DispatchHandler {
     this.statusText = statusText;
     result.firstByteAt = Date.now();
     result.status = statusCode;
-    const headers = headersFromRaw(rawHeaders);
+    const { headers, list: headerList } = answerHeaders(rawHeaders, fr.extraResponseHeaders);
     result.responseHeaders = headers;
     const filter =
       fr.responseFilter && (fr.filterAllStatuses || (statusCode >= 200 && statusCode < 300))
         ? fr.responseFilter(headers, statusCode)
         : undefined;
     this.filter = filter;
-    const headerList = responseHeaderList(headers, fr.extraResponseHeaders);
     this.headerList = headerList;
     // A filtered body has another length: it goes out chunked.
     if (filter) removeHeader(headerList, 'content-length');
