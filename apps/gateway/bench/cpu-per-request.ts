@@ -13,7 +13,7 @@
 //   tsx --conditions=@aigw/source bench/cpu-per-request.ts
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chatBody, load, type Row, startBench } from './harness.js';
+import { benchConfigHeaders, chatBody, load, type Row, startBench } from './harness.js';
 import { summariseProfile } from './profile-summary.js';
 
 const stream = process.env.PROFILE_SCENARIO === 'stream';
@@ -46,7 +46,7 @@ const rows: Row[] = [];
 const warmup = { bare: 0, gateway: 0 };
 // The headers every gateway request carries: a provider and custom host, or a config of them.
 const gatewayHeaders: Record<string, string> =
-  configMode === undefined ? bench.gatewayHeaders : configHeaders(configMode, bench.mock.url);
+  configMode === undefined ? bench.gatewayHeaders : benchConfigHeaders(configMode, bench.mock.url);
 try {
   const path = '/chat/completions';
   if (configMode === 'cache') {
@@ -174,18 +174,4 @@ if (profileDir) {
     console.log(`profile: ${newest}`);
     console.log(summariseProfile(newest, 40));
   }
-}
-
-/** An `x-service-config` of two OpenAI targets on the bench's upstream (proxy-load.ts's config steps). */
-function configHeaders(mode: 'fallback' | 'cache', upstream: string): Record<string, string> {
-  return {
-    'x-service-config': JSON.stringify({
-      strategy: { mode: 'fallback' },
-      targets: [
-        { provider: 'openai', api_key: 'sk-bench', custom_host: `${upstream}/v1` },
-        { provider: 'openai', api_key: 'sk-bench-2', custom_host: `${upstream}/v1` },
-      ],
-      ...(mode === 'cache' ? { cache: { mode: 'simple', max_age: 3600 } } : {}),
-    }),
-  };
 }
