@@ -7,8 +7,9 @@ import type { AppError } from '@aigw/runtime';
 import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
+import { responseHeaderList } from './headers.js';
 import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
-import { answerHeaders, dispatchHeaders, poolFor } from './upstream-pool.js';
+import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
 
 export interface ForwardRequest {
   readonly method: string;
@@ -245,13 +246,14 @@ class Forwarding implements Dispatcher.DispatchHandler {
     this.statusText = statusText;
     result.firstByteAt = Date.now();
     result.status = statusCode;
-    const { headers, list: headerList } = answerHeaders(rawHeaders, fr.extraResponseHeaders);
+    const headers = headersFromRaw(rawHeaders);
     result.responseHeaders = headers;
     const filter =
       fr.responseFilter && (fr.filterAllStatuses || (statusCode >= 200 && statusCode < 300))
         ? fr.responseFilter(headers, statusCode)
         : undefined;
     this.filter = filter;
+    const headerList = responseHeaderList(headers, fr.extraResponseHeaders);
     this.headerList = headerList;
     // A filtered body has another length: it goes out chunked.
     if (filter) removeHeader(headerList, 'content-length');

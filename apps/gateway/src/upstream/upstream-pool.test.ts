@@ -1,8 +1,7 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { responseHeaderList } from './headers.js';
-import { answerHeaders, dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
+import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
 
 // An answer with repeated and mixed-case headers of every kind node:http treats differently.
 const RAW_ANSWER = [
@@ -77,66 +76,6 @@ describe('headersFromRaw', () => {
     expect(headers['x-multi']).toBe('one, two');
     expect(headers.server).toBe('first');
     expect(headers['x-latin']).toBe('caf\u00e9');
-  });
-});
-
-describe('answerHeaders', () => {
-  const raw = (...lines: [string, string][]) =>
-    lines.flatMap(([name, value]) => [Buffer.from(name, 'latin1'), Buffer.from(value, 'latin1')]);
-  const extra = { 'x-service-trace-id': 't-1', 'x-service-provider': 'openai' };
-  const answers: Record<string, Buffer[]> = {
-    plain: raw(
-      ['Content-Type', 'application/json'],
-      ['Content-Length', '12'],
-      ['Connection', 'keep-alive'],
-      ['Keep-Alive', 'timeout=5'],
-      ['x-request-id', 'req_1'],
-      ['X-Ratelimit-Remaining-Requests', '99'],
-    ),
-    'two cookies, as OpenAI sends them': raw(
-      ['date', 'Thu, 27 Nov 2026 06:00:00 GMT'],
-      ['set-cookie', '__cf_bm=a; path=/'],
-      ['content-type', 'text/event-stream; charset=utf-8'],
-      ['Set-Cookie', '_cfuvid=b; path=/'],
-      ['transfer-encoding', 'chunked'],
-    ),
-    'a repeated header, joined': raw(['x-multi', 'one'], ['content-type', 'a/b'], ['x-multi', 'two']),
-    'a repeated first-only header': raw(['server', 'first'], ['server', 'second'], ['etag', '"1"']),
-    'a header the gateway sets too': raw(['x-service-provider', 'upstream'], ['x-other', '1']),
-    'a Connection header naming another, after it': raw(
-      ['x-hop', '1'],
-      ['Connection', 'close, x-hop'],
-      ['x-kept', '2'],
-    ),
-    'a latin-1 value': raw(['x-latin', 'caf\u00e9']),
-    none: [],
-  };
-  for (const [name, lines] of Object.entries(answers)) {
-    test(`gives what headersFromRaw and responseHeaderList give: ${name}`, () => {
-      const headers = headersFromRaw(lines);
-      const expected = { headers, list: responseHeaderList(headers, extra) };
-      expect(answerHeaders(lines, extra)).toEqual(expected);
-    });
-  }
-  test('keeps the cookies, drops hop-by-hop and listed headers, gives the gateway its own', () => {
-    const cookies = answerHeaders(answers['two cookies, as OpenAI sends them'] as Buffer[], extra).list;
-    expect(cookies).toEqual([
-      'x-service-trace-id',
-      't-1',
-      'x-service-provider',
-      'openai',
-      'date',
-      'Thu, 27 Nov 2026 06:00:00 GMT',
-      'set-cookie',
-      ['__cf_bm=a; path=/', '_cfuvid=b; path=/'],
-      'content-type',
-      'text/event-stream; charset=utf-8',
-    ]);
-    const listed = answerHeaders(
-      answers['a Connection header naming another, after it'] as Buffer[],
-      {},
-    ).list;
-    expect(listed).toEqual(['x-kept', '2']);
   });
 });
 

@@ -5,7 +5,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import type { LookupFunction } from 'node:net';
 import { Pool, util } from 'undici';
-import { HOP_BY_HOP, responseHeaderList } from './headers.js';
 
 const pools = new Map<string, Pool>();
 // A custom host's pool connects through its checked addresses only: one pool per pinned lookup
@@ -118,51 +117,4 @@ export function dispatchHeaders(
   delete out.expect;
   if (staleLength) delete out['content-length'];
   return out;
-}
-
-/** `Connection` values that name no header beyond the hop-by-hop set (headers.ts's fast case). */
-const PLAIN_CONNECTION: ReadonlySet<string> = new Set(['keep-alive', 'close', 'Keep-Alive', 'Upgrade']);
-
-/**
- * An answer's headers in one pass over undici's raw lines: `headers`, what headersFromRaw gives,
- * and `list`, what responseHeaderList(headers, extra) gives (the flat list writeHead takes), without
- * building the object and walking it again. An answer that repeats a header other than `set-cookie`,
- * or whose `Connection` names other headers (both rare), takes those two steps instead, so the
- * client sees the same headers either way (upstream-pool.test.ts compares them).
- */
-export function answerHeaders(
-  raw: readonly Buffer[],
-  extra: Readonly<Record<string, string>>,
-): { headers: IncomingHttpHeaders; list: (string | string[])[] } {
-  const headers: IncomingHttpHeaders = {};
-  const list: (string | string[])[] = [];
-  for (const name in extra) list.push(name, extra[name] as string);
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = util.headerNameToString(raw[i] as Buffer);
-    const value = (raw[i + 1] as Buffer).toString('latin1');
-    const prev = headers[name];
-    if (prev !== undefined) {
-      // The list holds the same array: a cookie added here is in it too.
-      if (name === 'set-cookie') (prev as string[]).push(value);
-      else return twoSteps(raw, extra);
-      continue;
-    }
-    if (HOP_BY_HOP.has(name)) {
-      if (name === 'connection' && !PLAIN_CONNECTION.has(value)) return twoSteps(raw, extra);
-      headers[name] = value;
-      continue;
-    }
-    const stored = name === 'set-cookie' ? [value] : value;
-    headers[name] = stored;
-    if (!Object.hasOwn(extra, name)) list.push(name, stored);
-  }
-  return { headers, list };
-}
-
-function twoSteps(
-  raw: readonly Buffer[],
-  extra: Readonly<Record<string, string>>,
-): { headers: IncomingHttpHeaders; list: (string | string[])[] } {
-  const headers = headersFromRaw(raw);
-  return { headers, list: responseHeaderList(headers, extra) };
 }
