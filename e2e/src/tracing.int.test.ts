@@ -2,9 +2,10 @@
 // OTLP), one request through the gateway is one trace holding the gateway's span, its call to the
 // provider and the logger's ingest span (the trace context rides in the request event over NATS),
 // whose batch insert holds the pg spans. A proxied request does not call the control plane (the
-// gateway serves from its snapshot); the gRPC instrumentation that traces the snapshot stream across
-// the two is checked where it applies, in plain Node (packages/telemetry/src/bootstrap.test.ts):
-// vitest's module runner imports drivers by file path, which the ESM loader hook does not match.
+// gateway serves from its snapshot); a config request's call to its target is traced the same way.
+// The gRPC instrumentation that traces the snapshot stream across the two is checked where it
+// applies, in plain Node (packages/telemetry/src/bootstrap.test.ts): vitest's module runner imports
+// drivers by file path, which the ESM loader hook does not match.
 import { startTelemetry } from '@aigw/telemetry';
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, describe, expect } from 'vitest';
@@ -116,6 +117,51 @@ describe('traces across the apps', () => {
           (s) =>
             s.parentSpanContext?.spanId === store?.spanContext().spanId &&
             s.attributes['db.system.name'] === 'postgresql',
+        ),
+      ).toBe(true);
+
+      // A config request calls its target through the same upstream client (undici): the same
+      // client span under the gateway's span, and the provider's span under it (traceparent sent).
+      const configTraceId = 'trace-e2e-config-request';
+      const viaConfig = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': key.key,
+          'x-service-config': JSON.stringify({ provider: tenant.provider }),
+          'x-service-trace-id': configTraceId,
+        },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 3,
+        }),
+      });
+      expect(viaConfig.status).toBe(200);
+      await viaConfig.text();
+      const { value: configSpans } = await pollUntil(
+        async () => exporter.getFinishedSpans(),
+        (all) =>
+          all.some((s) => s.name === 'aigw.logger.ingest' && s.attributes['aigw.trace_id'] === configTraceId),
+        { boundMs: 20_000, intervalMs: 50, what: 'the logger ingest span of the config request' },
+      );
+      const configGateway = configSpans.filter(
+        (s) =>
+          s.kind === SERVER &&
+          JSON.stringify(headerValue(s, 'x-service-trace-id')) === JSON.stringify([configTraceId]),
+      );
+      expect(configGateway).toHaveLength(1);
+      const configSpanId = configGateway[0]?.spanContext().spanId;
+      const targetCalls = configSpans.filter(
+        (s) =>
+          s.kind === CLIENT &&
+          s.parentSpanContext?.spanId === configSpanId &&
+          String(s.attributes['url.full']).endsWith('/chat/completions'),
+      );
+      expect(targetCalls).toHaveLength(1);
+      expect(
+        configSpans.some(
+          (s) => s.kind === SERVER && s.parentSpanContext?.spanId === targetCalls[0]?.spanContext().spanId,
         ),
       ).toBe(true);
     } finally {

@@ -3,8 +3,9 @@
 // interleaved slices so that all three see the same background load; prints the median CPU per
 // request of each and the median of the per-slice ratios B/A. Usage:
 //   AB_B=/tmp/base/dist/main.js [AB_SLICES=12] [AB_SLICE_S=2] [AB_WARM=3] [AB_RATE=1500] [PROFILE_SCENARIO=stream] \
+//   [PROFILE_CONFIG=fallback]  (requests with a config of two targets, as cpu-per-request.ts's) \
 //   tsx --conditions=@aigw/source bench/ab.ts
-import { load, type Row, startBench } from './harness.js';
+import { benchConfigHeaders, load, type Row, startBench } from './harness.js';
 
 const stream = process.env.PROFILE_SCENARIO === 'stream';
 const connections = Number(process.env.PROFILE_CONNECTIONS ?? 32);
@@ -26,6 +27,12 @@ const bench = await startBench({
 });
 const compare = bench.compare;
 if (!compare) throw new Error('compared gateway did not start');
+if (process.env.PROFILE_CONFIG !== undefined && process.env.PROFILE_CONFIG !== 'fallback') {
+  throw new Error('ab.ts takes PROFILE_CONFIG=fallback only (cpu-per-request.ts primes a cache)');
+}
+const gatewayHeaders = process.env.PROFILE_CONFIG
+  ? benchConfigHeaders('fallback', bench.mock.url)
+  : bench.gatewayHeaders;
 const path = '/chat/completions';
 const targets = {
   bare: () =>
@@ -34,7 +41,7 @@ const targets = {
     load(
       'a',
       `${bench.gateway.url}/v1${path}`,
-      bench.gatewayHeaders,
+      gatewayHeaders,
       stream,
       connections,
       sliceS,
@@ -48,7 +55,7 @@ const targets = {
     load(
       'b',
       `${compare.url}/v1${path}`,
-      bench.gatewayHeaders,
+      gatewayHeaders,
       stream,
       connections,
       sliceS,
@@ -100,7 +107,7 @@ const rps = (name: keyof typeof targets) => median(rows[name].map((r) => r.rps))
 const nats = (name: keyof typeof targets) => median(rows[name].map((r) => r.natsCpuPerRequest));
 const perSlice = (f: (i: number) => number) => median(rows.a.map((_, i) => f(i)));
 console.log(
-  `${stream ? 'stream' : 'json'} @${connections}, ${slices} x ${sliceS} s, medians: ` +
+  `${process.env.PROFILE_CONFIG ? 'config fallback' : stream ? 'stream' : 'json'} @${connections}, ${slices} x ${sliceS} s, medians: ` +
     `bare ${cpu('bare')} µs/req ${rps('bare')} rps | A (sources) ${cpu('a')} µs/req ${rps('a')} rps | ` +
     `B (${entryB}) ${cpu('b')} µs/req ${rps('b')} rps | nats-server per request A ${nats('a')} B ${nats('b')} µs`,
 );

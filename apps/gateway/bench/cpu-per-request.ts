@@ -4,13 +4,16 @@
 //   PROFILE_SCENARIO=json|stream PROFILE_CONNECTIONS=32 PROFILE_DURATION_S=6 PROFILE_ROUNDS=3 \
 //   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1]
 //   [BENCH_COMPARE_ENTRY=/copy/of/dist/main.js]  (a second, compiled gateway measured in the same rounds)
+//   [PROFILE_CONFIG=fallback|cache]  (the gateways' requests carry an `x-service-config`, as in
+//     proxy-load.ts's config steps: a fallback config of two targets whose first answers, or the
+//     same with `cache: simple`, warmed by one call so that every call is a hit; json only)
 //   [PROFILE_TRANSLATED=anthropic BENCH_LIVE_MOCK=1]  (the same OpenAI body also sent translated, to the
 //     mock answering as Anthropic, in the same rounds: the unified API's cost over pass-through,
 //     docs/unified-api.md; the live mock, since the replayed upstream knows only OpenAI's answers)
 //   tsx --conditions=@aigw/source bench/cpu-per-request.ts
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { load, type Row, startBench } from './harness.js';
+import { benchConfigHeaders, chatBody, load, type Row, startBench } from './harness.js';
 import { summariseProfile } from './profile-summary.js';
 
 const stream = process.env.PROFILE_SCENARIO === 'stream';
@@ -25,6 +28,12 @@ if (translatedProvider !== undefined && process.env.BENCH_LIVE_MOCK !== '1') {
   );
 }
 
+const configMode = process.env.PROFILE_CONFIG;
+if (configMode !== undefined && configMode !== 'fallback' && configMode !== 'cache') {
+  throw new Error(`PROFILE_CONFIG must be fallback or cache, not ${configMode}`);
+}
+if (configMode !== undefined && stream) throw new Error('PROFILE_CONFIG runs the json scenario only');
+
 const bench = await startBench({
   events: !process.env.BENCH_NO_EVENTS,
   compareEntry: process.env.BENCH_COMPARE_ENTRY,
@@ -35,15 +44,31 @@ const bench = await startBench({
 });
 const rows: Row[] = [];
 const warmup = { bare: 0, gateway: 0 };
+// The headers every gateway request carries: a provider and custom host, or a config of them.
+const gatewayHeaders: Record<string, string> =
+  configMode === undefined ? bench.gatewayHeaders : benchConfigHeaders(configMode, bench.mock.url);
 try {
   const path = '/chat/completions';
+  if (configMode === 'cache') {
+    // One call stores the answer, in each gateway: every measured call is then a hit.
+    for (const base of [bench.gateway.url, bench.compare?.url]) {
+      if (base === undefined) continue;
+      const res = await fetch(`${base}/v1${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...gatewayHeaders },
+        body: chatBody(false),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`priming the cache answered ${res.status}`);
+    }
+  }
   // Warm-up: JIT, agent pools, custom-host cache.
   warmup.bare = (await load('bare-proxy', `${bench.bare.url}${path}`, {}, stream, connections, 2)).total;
   warmup.gateway = (
-    await load('gateway', `${bench.gateway.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2)
+    await load('gateway', `${bench.gateway.url}/v1${path}`, gatewayHeaders, stream, connections, 2)
   ).total;
   if (bench.compare) {
-    await load('compared', `${bench.compare.url}/v1${path}`, bench.gatewayHeaders, stream, connections, 2);
+    await load('compared', `${bench.compare.url}/v1${path}`, gatewayHeaders, stream, connections, 2);
   }
   for (let round = 0; round < rounds; round++) {
     rows.push(
@@ -53,19 +78,11 @@ try {
       }),
     );
     rows.push(
-      await load(
-        'gateway',
-        `${bench.gateway.url}/v1${path}`,
-        bench.gatewayHeaders,
-        stream,
-        connections,
-        duration,
-        {
-          proxy: bench.gateway.pid,
-          nats: bench.nats.pid,
-          mock: bench.mock.pid,
-        },
-      ),
+      await load('gateway', `${bench.gateway.url}/v1${path}`, gatewayHeaders, stream, connections, duration, {
+        proxy: bench.gateway.pid,
+        nats: bench.nats.pid,
+        mock: bench.mock.pid,
+      }),
     );
     if (translatedProvider !== undefined) {
       const headers = {
@@ -87,7 +104,7 @@ try {
         await load(
           'compared',
           `${bench.compare.url}/v1${path}`,
-          bench.gatewayHeaders,
+          gatewayHeaders,
           stream,
           connections,
           duration,
@@ -129,7 +146,7 @@ if (bench.compare) {
   );
 }
 console.log(
-  `${stream ? 'stream' : 'json'} @${connections}: gateway ${mean(of('gateway').map((r) => r.cpuPerRequest))} µs/request ` +
+  `${configMode ? `config ${configMode}` : stream ? 'stream' : 'json'} @${connections}: gateway ${mean(of('gateway').map((r) => r.cpuPerRequest))} µs/request ` +
     `(nats ${mean(of('gateway').map((r) => r.natsCpuPerRequest))}), bare ${mean(of('bare-proxy').map((r) => r.cpuPerRequest))} µs/request, ` +
     `throughput ratio ${ratios.map((r) => `${r.toFixed(1)}%`).join(' ')}`,
 );

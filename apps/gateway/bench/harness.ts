@@ -341,3 +341,20 @@ export async function startBench(options: {
     throw err;
   }
 }
+
+/**
+ * An `x-service-config` of two OpenAI targets on the bench's upstream whose first answers
+ * (proxy-load.ts's config steps), with `cache: simple` for `cache` (prime it with one call).
+ */
+export function benchConfigHeaders(mode: 'fallback' | 'cache', upstream: string): Record<string, string> {
+  return {
+    'x-service-config': JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-bench', custom_host: `${upstream}/v1` },
+        { provider: 'openai', api_key: 'sk-bench-2', custom_host: `${upstream}/v1` },
+      ],
+      ...(mode === 'cache' ? { cache: { mode: 'simple', max_age: 3600 } } : {}),
+    }),
+  };
+}

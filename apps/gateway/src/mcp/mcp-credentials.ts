@@ -2,12 +2,11 @@
 // (AAD `mcp_integration:<id>`) opened with MASTER_KEY once per integration version, and, for OAuth
 // client credentials, an access token from the token endpoint kept until shortly before it expires
 // (one exchange at a time per integration). Plaintext never leaves this module but as the header.
-import type { IncomingMessage } from 'node:http';
-import type { Logger } from '@aigw/runtime';
+import type { AppError, Logger } from '@aigw/runtime';
 import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
 import { gatewayError } from '../errors.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
-import { openUpstream } from '../upstream/upstream-request.js';
+import { openExchange, type UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 type Secret =
   | { readonly token: string }
@@ -109,8 +108,8 @@ export class McpCredentials {
       `${encodeURIComponent(secret.client_id)}:${encodeURIComponent(secret.client_secret)}`,
     ).toString('base64');
     const started = Date.now();
-    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = openUpstream({
+    const answer = await tokenAnswer(
+      await openExchange({
         method: 'POST',
         url,
         headers: {
@@ -119,25 +118,11 @@ export class McpCredentials {
           accept: 'application/json',
           'content-length': String(body.length),
         },
+        body,
         idleTimeoutMs: TOKEN_TIMEOUT_MS,
         lookup: host.lookup,
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', reject);
-      req.on('response', (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size <= MAX_TOKEN_RESPONSE) chunks.push(c);
-        });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      });
-      req.end(body);
-    }).catch((err: Error) => {
+      }),
+    ).catch((err: Error) => {
       throw gatewayError(
         'upstream_unreachable',
         `the MCP server's token endpoint could not be reached: ${err.message}`,
@@ -159,4 +144,37 @@ export class McpCredentials {
     const ttl = typeof parsed.expires_in === 'number' ? parsed.expires_in * 1000 : DEFAULT_TOKEN_TTL_MS;
     return { value: parsed.access_token, expiresAt: started + ttl };
   }
+}
+
+/**
+ * The token endpoint's status and text (the first 64 KiB: an access token is far shorter); rejects
+ * when the endpoint could not be reached, went quiet for the idle limit, or cut its answer.
+ */
+function tokenAnswer(exchange: UpstreamExchange): Promise<{ status: number; text: string }> {
+  const answer = exchange.response;
+  if (!answer) {
+    return Promise.reject(new Error(exchange.error ? failure(exchange.error) : 'no answer'));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    answer.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_TOKEN_RESPONSE) chunks.push(c);
+    });
+    answer.on('end', () => {
+      exchange.settle();
+      resolve({ status: answer.statusCode, text: Buffer.concat(chunks).toString('utf8') });
+    });
+    answer.on('close', () => {
+      // node:http's word for an answer cut short.
+      if (!answer.complete) reject(new Error(exchange.error ? failure(exchange.error) : 'aborted'));
+    });
+  });
+}
+
+/** A failed call in the socket's own words ("connect ECONNREFUSED ..."), or "timed out". */
+function failure(error: AppError): string {
+  if (error.code === 'upstream_timeout') return 'timed out';
+  return error.cause instanceof Error ? error.cause.message : error.message;
 }

@@ -204,7 +204,7 @@ async function send(
       const { exchange } = outcome;
       const response = exchange.response;
       const recorder = leaf?.cache ? new ResponseRecorder(maxCacheEntryBytes) : undefined;
-      if (recorder && response) recorder.head(response.statusCode ?? 0, response.headers);
+      if (recorder && response) recorder.head(response.statusCode, response.headers);
       const result = await relay(res, exchange, extra, recorder ? [sink, recorder] : [sink]);
       if (recorder && result.complete) {
         recorder.end();

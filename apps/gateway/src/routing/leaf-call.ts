@@ -13,6 +13,7 @@ import {
   isGuardrailRunnerDisabled,
 } from '../guardrails/index.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
+import { openExchange, readAnswer, type UpstreamExchange } from '../upstream/upstream-exchange.js';
 import type { ConfigRequest } from './config-request.js';
 import { leafTarget } from './leaf-target.js';
 import { plainAnswer, prepareUpstream, type UpstreamPlan } from './leaf-upstream.js';
@@ -20,7 +21,6 @@ import type { StrategyOutcome } from './strategy.js';
 import { isEventStream, streamText } from './stream-text.js';
 import type { TargetAdmissions } from './target-admissions.js';
 import { translatedExchange } from './translated-exchange.js';
-import { callUpstream, readAnswer, type UpstreamExchange } from './upstream-call.js';
 
 export interface AttemptRecord {
   readonly targetPath: string;
@@ -255,7 +255,7 @@ export class LeafCaller {
     const attempt = attemptOf(leaf, retry, Date.now());
     this.attempts.push(attempt);
     if (admission) targets?.record(attempt, admission);
-    const called = await callUpstream({
+    const called = await openExchange({
       method: this.request.method,
       url: leaf.url,
       headers: leaf.headers,
@@ -270,7 +270,7 @@ export class LeafCaller {
     attempt.endedAt = Date.now();
     const response = exchange.response;
     if (!response) return this.failed(leaf, attempt, exchange.error as AppError);
-    const status = response.statusCode ?? 502;
+    const status = response.statusCode;
     attempt.statusCode = status;
     const discard = () => exchange.abort();
     if (!leaf.readsAnswer || !ok(status)) {

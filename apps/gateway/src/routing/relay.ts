@@ -5,7 +5,7 @@ import type { AppError } from '@aigw/runtime';
 import { errorAnswer } from '../errors.js';
 import type { ChunkSink } from '../upstream/capture.js';
 import { responseHeaders } from '../upstream/headers.js';
-import type { UpstreamExchange } from './upstream-call.js';
+import type { UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 export interface RelayResult {
   /** Status sent to the client (0 when nothing was sent). */
@@ -42,7 +42,7 @@ export function relay(
   const upRes = exchange.response;
   if (!upRes) throw new Error('relay needs an answer');
   const result: RelayResult = {
-    status: upRes.statusCode ?? 502,
+    status: upRes.statusCode,
     endedAt: 0,
     responseBytes: 0,
     responseHeaders: upRes.headers,
@@ -70,8 +70,7 @@ export function relay(
     for (const sink of sinks) sink.push(chunk);
   });
   upRes.on('end', () => exchange.settle());
-  upRes.on('aborted', interrupted);
-  upRes.on('error', interrupted);
+  // A cut answer is destroyed, never failed with 'error' (upstream-exchange.ts).
   upRes.on('close', () => {
     if (!upRes.complete) interrupted();
   });

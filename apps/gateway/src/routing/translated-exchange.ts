@@ -2,26 +2,26 @@
 // readable with the answer's status and headers, so everything after the call (the strategy's
 // status checks, output guardrails, the cache, the relay to the client, usage) reads the client's
 // shape exactly as it reads an untranslated answer.
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { BodyTranslator } from '../translate/body-translator.js';
 import type { Translation } from '../translate/translation.js';
-import type { UpstreamExchange } from './upstream-call.js';
+import type { UpstreamAnswer, UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 /** The provider's answer, translated chunk by chunk as the reader pulls it. */
-class TranslatedResponse extends Readable {
+class TranslatedResponse extends Readable implements UpstreamAnswer {
   readonly statusCode: number;
-  readonly statusMessage: string | undefined;
+  readonly statusMessage: string;
   readonly headers: IncomingHttpHeaders;
   /** The provider's answer arrived whole and was translated to its end. */
   complete = false;
 
   constructor(
-    private readonly source: IncomingMessage,
+    private readonly source: UpstreamAnswer,
     translator: BodyTranslator,
   ) {
     super();
-    this.statusCode = source.statusCode ?? 502;
+    this.statusCode = source.statusCode;
     this.statusMessage = source.statusMessage;
     const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
     delete headers['content-length'];
@@ -36,8 +36,7 @@ class TranslatedResponse extends Readable {
       this.complete = true;
       this.push(null);
     });
-    source.on('aborted', () => this.emit('aborted'));
-    source.on('error', (err) => this.destroy(err));
+    // An answer cut short (never an 'error', upstream-exchange.ts) ends this one the same way.
     source.once('close', () => {
       if (!source.complete) this.destroy();
     });
@@ -57,10 +56,7 @@ class TranslatedResponse extends Readable {
 export function translatedExchange(exchange: UpstreamExchange, translation: Translation): UpstreamExchange {
   const source = exchange.response;
   if (!source) return exchange;
-  const response = new TranslatedResponse(
-    source,
-    translation.response(source.statusCode ?? 502, source.headers),
-  ) as unknown as IncomingMessage;
+  const response = new TranslatedResponse(source, translation.response(source.statusCode, source.headers));
   return {
     get startedAt() {
       return exchange.startedAt;

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
 import { responseHeaderList } from './headers.js';
+import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
 import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
 
 export interface ForwardRequest {
@@ -78,13 +79,6 @@ export function forward(res: ServerResponse, fr: ForwardRequest): Promise<Forwar
 
 /** Why the gateway stopped an upstream exchange itself (never reported: result.error says why). */
 class Cancelled extends Error {}
-
-// undici's error codes that mean a wait ran past the idle limit (node:http's socket 'timeout').
-const TIMEOUT_CODES: ReadonlySet<string> = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 /**
  * One exchange, as undici's dispatch handler (its plain callback interface: no wrapper object per
@@ -323,9 +317,8 @@ class Forwarding implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     const { res, result } = this;
     if (this.cancelled || result.error || res.destroyed) return;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== undefined && TIMEOUT_CODES.has(code)) {
-      this.fail(gatewayError('upstream_timeout', 'The provider did not answer in time'));
+    if (isIdleTimeout(err)) {
+      this.fail(idleTimeoutError());
     } else if (this.headersIn) {
       result.error = {
         code: 'upstream_interrupted',
@@ -334,13 +327,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
       };
       res.destroy();
     } else {
-      // node:http's name for a connection the provider closed ("socket hang up").
-      const reason = code === 'UND_ERR_SOCKET' || code === 'UND_ERR_CLOSED' ? 'ECONNRESET' : code;
-      this.fail(
-        gatewayError('upstream_unreachable', `Could not reach the provider: ${reason ?? err.message}`, {
-          cause: err,
-        }),
-      );
+      this.fail(unreachableError(err));
     }
   }
 }
