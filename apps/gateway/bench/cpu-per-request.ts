@@ -10,8 +10,11 @@
 //   [PROFILE_TRANSLATED=anthropic BENCH_LIVE_MOCK=1]  (the same OpenAI body also sent translated, to the
 //     mock answering as Anthropic, in the same rounds: the unified API's cost over pass-through,
 //     docs/unified-api.md; the live mock, since the replayed upstream knows only OpenAI's answers)
+//   [PROFILE_TRACED=1]  (the compared gateway is this one's compiled dist/main.js, or BENCH_COMPARE_ENTRY,
+//     with tracing on: OTEL_EXPORTER_OTLP_ENDPOINT set to a local sink answering 200, docs/tracing.md)
 //   tsx --conditions=@aigw/source bench/cpu-per-request.ts
 import { readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { benchConfigHeaders, chatBody, load, type Row, startBench } from './harness.js';
 import { summariseProfile } from './profile-summary.js';
@@ -34,9 +37,28 @@ if (configMode !== undefined && configMode !== 'fallback' && configMode !== 'cac
 }
 if (configMode !== undefined && stream) throw new Error('PROFILE_CONFIG runs the json scenario only');
 
+// Tracing on: the compared gateway exports its spans over OTLP/HTTP to this sink (it reads and drops them).
+const traced = process.env.PROFILE_TRACED === '1';
+let exports = 0;
+const sink = traced
+  ? createServer((req, res) => {
+      exports += 1;
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    })
+  : undefined;
+if (sink) await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+const sinkAddress = sink?.address();
+const compareEntry =
+  process.env.BENCH_COMPARE_ENTRY ??
+  (traced ? new URL('../dist/main.js', import.meta.url).pathname : undefined);
+
 const bench = await startBench({
   events: !process.env.BENCH_NO_EVENTS,
-  compareEntry: process.env.BENCH_COMPARE_ENTRY,
+  compareEntry,
+  ...(sinkAddress && typeof sinkAddress === 'object'
+    ? { compareEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkAddress.port}` } }
+    : {}),
   ...(profileDir ? { gatewayNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}),
   ...(process.env.PROFILE_BARE_DIR
     ? { bareNodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_BARE_DIR}`] }
@@ -119,7 +141,10 @@ try {
   }
 } finally {
   await bench.stop();
+  sink?.close();
 }
+// Proof that the compared gateway traced: its batched OTLP exports reached the sink.
+if (traced) console.log(`tracing on: the sink received ${exports} OTLP export requests`);
 console.table(rows);
 const of = (target: string) => rows.filter((r) => r.target === target);
 const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) / values.length);
@@ -140,7 +165,7 @@ const ratios = of('gateway').map((g, i) => (g.rps / (of('bare-proxy')[i]?.rps ??
 if (bench.compare) {
   const cmp = of('compared');
   console.log(
-    `compared gateway (${process.env.BENCH_COMPARE_ENTRY}): ${mean(cmp.map((r) => r.cpuPerRequest))} µs/request ` +
+    `compared gateway (${compareEntry}${traced ? ', tracing on' : ''}): ${mean(cmp.map((r) => r.cpuPerRequest))} µs/request ` +
       `(nats ${mean(cmp.map((r) => r.natsCpuPerRequest))}), throughput ratio ` +
       cmp.map((g, i) => `${((g.rps / (of('bare-proxy')[i]?.rps ?? 1)) * 100).toFixed(1)}%`).join(' '),
   );

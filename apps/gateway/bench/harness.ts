@@ -220,6 +220,8 @@ export async function startBench(options: {
   /** A compiled gateway main.js (e.g. a copy of an earlier dist/) to run beside the sources. */
   compareEntry?: string | undefined;
   compareNodeArgs?: string[];
+  /** Settings of the compared gateway on top of the gateway's (e.g. tracing on). */
+  compareEnv?: Record<string, string>;
   /**
    * The gateway's entry point: a compiled main.js runs without tsx (as `pnpm start` runs it); default
    * BENCH_GATEWAY_ENTRY, else the sources through tsx.
@@ -319,7 +321,7 @@ export async function startBench(options: {
       const other = await start(
         'compared gateway',
         [...(options.compareNodeArgs ?? []), options.compareEntry],
-        gatewayEnv(port),
+        { ...gatewayEnv(port), ...options.compareEnv },
       );
       children.push(other);
       await waitHttp(`http://127.0.0.1:${port}/readyz`);
