@@ -189,6 +189,7 @@ export function provider(
     status?: EntityStatus;
     allowedModels?: string[];
     expiresAtMs?: number;
+    credentialError?: string;
   } = {},
 ): Entity {
   return {
@@ -208,6 +209,7 @@ export function provider(
         usageLimits: [],
         expiresAtMs: fields.expiresAtMs ?? 0,
         tags: {},
+        credentialError: fields.credentialError ?? '',
       },
     },
   };

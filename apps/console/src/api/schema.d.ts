@@ -1058,7 +1058,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve a secret reference now for every integration that uses it */
+        /** Resolve a secret reference now for every integration and virtual key that uses it */
         post: operations["postSecretReferencesSecretReferenceIdResolve"];
         delete?: never;
         options?: never;
@@ -4965,6 +4965,18 @@ export interface operations {
                             options: {
                                 [key: string]: unknown;
                             };
+                            secret_mappings: {
+                                field: string;
+                                /** Format: uuid */
+                                secret_reference_id: string;
+                                key: string | null;
+                            }[];
+                            secrets: {
+                                resolved_at: string | null;
+                                checked_at: string | null;
+                                error: string | null;
+                                withheld: boolean;
+                            } | null;
                             /** @enum {string} */
                             status: "active" | "exhausted" | "expired" | "disabled" | "archived";
                             allowed_models: string[];
@@ -5023,6 +5035,12 @@ export interface operations {
                     credentials?: {
                         [key: string]: unknown;
                     };
+                    secret_mappings?: {
+                        /** @enum {string} */
+                        field: "api_key" | "client_secret" | "aws_access_key_id" | "aws_secret_access_key" | "aws_session_token";
+                        secret_reference_id: string;
+                        key?: string;
+                    }[];
                     options?: {
                         [key: string]: unknown;
                     };
@@ -5083,6 +5101,18 @@ export interface operations {
                         options: {
                             [key: string]: unknown;
                         };
+                        secret_mappings: {
+                            field: string;
+                            /** Format: uuid */
+                            secret_reference_id: string;
+                            key: string | null;
+                        }[];
+                        secrets: {
+                            resolved_at: string | null;
+                            checked_at: string | null;
+                            error: string | null;
+                            withheld: boolean;
+                        } | null;
                         /** @enum {string} */
                         status: "active" | "exhausted" | "expired" | "disabled" | "archived";
                         allowed_models: string[];
@@ -5161,6 +5191,18 @@ export interface operations {
                         options: {
                             [key: string]: unknown;
                         };
+                        secret_mappings: {
+                            field: string;
+                            /** Format: uuid */
+                            secret_reference_id: string;
+                            key: string | null;
+                        }[];
+                        secrets: {
+                            resolved_at: string | null;
+                            checked_at: string | null;
+                            error: string | null;
+                            withheld: boolean;
+                        } | null;
                         /** @enum {string} */
                         status: "active" | "exhausted" | "expired" | "disabled" | "archived";
                         allowed_models: string[];
@@ -5216,6 +5258,12 @@ export interface operations {
                     credentials?: {
                         [key: string]: unknown;
                     } | null;
+                    secret_mappings?: {
+                        /** @enum {string} */
+                        field: "api_key" | "client_secret" | "aws_access_key_id" | "aws_secret_access_key" | "aws_session_token";
+                        secret_reference_id: string;
+                        key?: string;
+                    }[];
                     options?: {
                         [key: string]: unknown;
                     };
@@ -5277,6 +5325,18 @@ export interface operations {
                         options: {
                             [key: string]: unknown;
                         };
+                        secret_mappings: {
+                            field: string;
+                            /** Format: uuid */
+                            secret_reference_id: string;
+                            key: string | null;
+                        }[];
+                        secrets: {
+                            resolved_at: string | null;
+                            checked_at: string | null;
+                            error: string | null;
+                            withheld: boolean;
+                        } | null;
                         /** @enum {string} */
                         status: "active" | "exhausted" | "expired" | "disabled" | "archived";
                         allowed_models: string[];
@@ -8903,6 +8963,14 @@ export interface operations {
                         /** Format: uuid */
                         secret_reference_id: string;
                         integrations: {
+                            /** Format: uuid */
+                            id: string;
+                            slug: string;
+                            resolved: boolean;
+                            changed: boolean;
+                            error: string | null;
+                        }[];
+                        virtual_keys: {
                             /** Format: uuid */
                             id: string;
                             slug: string;

@@ -203,6 +203,13 @@ export interface ProvidersTable {
   tags: Json<Record<string, string>>;
   created_by_user_id: string | null;
   created_by_api_key_id: string | null;
+  /** Own credential fields taken from secret references (virtual keys only; migration 0017). */
+  secret_mappings: Json<SecretMapping[]>;
+  /** The same resolution state as an integration's (IntegrationsTable). */
+  secrets_resolved_at: Date | null;
+  secrets_checked_at: Date | null;
+  secrets_error: string | null;
+  secrets_withheld: ColumnType<boolean, boolean | undefined, boolean>;
   version: Version;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

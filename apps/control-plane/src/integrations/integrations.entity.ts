@@ -12,6 +12,7 @@ import {
 import { integrationWorkspaceGroup, type LimitOwner } from '../usage/current-usage.js';
 import { optionsToProto } from './options.js';
 import type { AiProvider } from './provider-types.js';
+import { secretStateToApi, withheldMessage } from './secret-state.js';
 
 export type IntegrationRow = Selectable<IntegrationsTable>;
 
@@ -69,16 +70,7 @@ export function integrationToApi(row: IntegrationRow) {
     rate_limits: row.rate_limits as RateLimitInput[],
     usage_limits: usageLimitsToApi(row.usage_limits),
     tags: row.tags,
-    secret_mappings: row.secret_mappings,
-    secrets:
-      row.secret_mappings.length === 0
-        ? null
-        : {
-            resolved_at: row.secrets_resolved_at?.toISOString() ?? null,
-            checked_at: row.secrets_checked_at?.toISOString() ?? null,
-            error: row.secrets_error,
-            withheld: row.secrets_withheld,
-          },
+    ...secretStateToApi(row),
     created_at: row.created_at.toISOString(),
     last_updated_at: row.updated_at.toISOString(),
   };
@@ -104,9 +96,7 @@ export function integrationEntity(row: IntegrationRow): Entity {
         encryptedCredentials: row.secrets_withheld
           ? Buffer.alloc(0)
           : (row.encrypted_credentials ?? Buffer.alloc(0)),
-        credentialError: row.secrets_withheld
-          ? `its credentials come from secret references that could not be resolved: ${row.secrets_error ?? 'unknown error'}`
-          : '',
+        credentialError: row.secrets_withheld ? withheldMessage(row.secrets_error) : '',
         options: optionsToProto(row.options),
         allowAllWorkspaces: row.allow_all_workspaces,
         workspaces: row.workspaces.map((entry) => ({

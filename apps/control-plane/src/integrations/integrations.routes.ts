@@ -2,14 +2,12 @@
 // are sealed before the transaction opens and are never returned, logged or audited in clear.
 import { randomUUID } from 'node:crypto';
 import { EntityKind } from '@aigw/proto';
-import { type Kysely, sql } from 'kysely';
-import { conflict, invalid } from '../api-errors.js';
+import { sql } from 'kysely';
+import { conflict } from '../api-errors.js';
 import { lookupWorkspace } from '../auth/visibility.js';
-import type { ControlDatabase } from '../db/schema.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
-import type { SecretDeps } from '../secrets/secret-managers.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
 import { fillCurrentUsage } from '../usage/current-usage.js';
 import { credentialColumns } from './credentials.seal.js';
@@ -33,18 +31,13 @@ import {
   integrationSchema,
   listIntegrationsQuery,
   slugFromName,
-  type UpdateIntegrationBody,
   updateIntegrationBody,
 } from './integrations.schema.js';
 import { integrationWorkspaceRoutes } from './integrations.workspaces.routes.js';
 import { parseOptions } from './options.js';
 import type { AiProvider } from './provider-types.js';
-import {
-  assertMappingsAllowed,
-  normaliseMappings,
-  openCredentials,
-  resolveForRequest,
-} from './secret-mappings.js';
+import { createdSecretColumns, updatedSecretColumns } from './secret-mappings.js';
+import { INTEGRATION_SECRETS } from './secret-owners.js';
 
 const TAG = 'Integrations';
 
@@ -70,39 +63,24 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
     response: integrationSchema,
     status: 201,
     audit: { action: 'integrations.create', resourceType: 'integration' },
-    async handler({ db, principal, body, mutate, masterKey, secrets }) {
+    async handler({ db, principal, body, mutate, secrets }) {
       const id = randomUUID();
       const type = body.ai_provider;
-      const target = { type, owner: 'integration' as const, id, masterKey };
       const options = parseOptions(type, body.options ?? {}, 'body.options');
       const entries = mergeEntries(
         [],
         await resolveEntries(db, principal, body.workspaces ?? [], 'body.workspaces'),
       );
       // Mapped fields are read from their managers now (a reference that does not resolve is a 400).
-      const reach = {
-        organisation_id: principal.organisationId,
-        allow_all_workspaces: body.allow_all_workspaces ?? false,
-        workspaces: entries,
-      };
-      const param = 'body.secret_mappings';
-      const mappings = await normaliseMappings(
+      const reach = { allow_all_workspaces: body.allow_all_workspaces ?? false, workspaces: entries };
+      const { credentials, columns: secretColumns } = await createdSecretColumns(
         db,
-        principal.organisationId,
+        secrets,
+        { type, owner: 'integration', id, organisationId: principal.organisationId },
         reach,
-        body.secret_mappings ?? [],
-        param,
-      );
-      const resolved =
-        mappings.length > 0
-          ? (await resolveForRequest(db, secrets, reach, mappings, param)).values
-          : undefined;
-      const credentials = credentialColumns(
-        resolved ? { ...(body.credentials ?? {}), ...resolved } : (body.credentials ?? null),
-        target,
+        { secret_mappings: body.secret_mappings, credentials: body.credentials ?? null },
         'body.credentials',
       );
-      const resolvedAt = resolved ? new Date() : null;
       const slug = body.slug ?? slugFromName(body.name, 'integration');
       return mutate({ resourceId: id, workspaceId: null }, async (tx) => {
         let row: IntegrationRow;
@@ -124,9 +102,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
               rate_limits: JSON.stringify(body.rate_limits ?? []),
               usage_limits: JSON.stringify(body.usage_limits ?? []),
               tags: JSON.stringify(body.tags ?? {}),
-              secret_mappings: JSON.stringify(mappings),
-              secrets_resolved_at: resolvedAt,
-              secrets_checked_at: resolvedAt,
+              ...secretColumns,
             })
             .returningAll()
             .executeTakeFirstOrThrow();
@@ -205,7 +181,16 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
       const target = { type, owner: 'integration' as const, id: before.id, masterKey };
       const options =
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
-      const secretColumns = await updatedSecretColumns(db, secrets, principal.organisationId, before, body);
+      const reach = {
+        allow_all_workspaces: body.allow_all_workspaces ?? before.allow_all_workspaces,
+        workspaces: before.workspaces,
+      };
+      const secretColumns = await updatedSecretColumns(db, secrets, INTEGRATION_SECRETS, before, reach, {
+        secret_mappings: body.secret_mappings,
+        credentials: body.credentials,
+        credentialsParam: 'body.credentials',
+        reachChanged: body.allow_all_workspaces !== undefined,
+      });
       const credentials =
         secretColumns?.credentials ?? credentialColumns(body.credentials, target, 'body.credentials');
       const updated = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
@@ -284,66 +269,3 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
   }),
   ...integrationWorkspaceRoutes(providers),
 ];
-
-/**
- * What an update changes of the secret mappings: the new mappings (checked against the workspaces the
- * integration will reach), and the credentials they fill, resolved now; undefined when neither the
- * mappings nor the credentials of a mapped integration change.
- */
-async function updatedSecretColumns(
-  db: Kysely<ControlDatabase>,
-  secrets: SecretDeps,
-  organisationId: string,
-  before: IntegrationRow,
-  body: UpdateIntegrationBody,
-) {
-  const reach = {
-    organisation_id: organisationId,
-    allow_all_workspaces: body.allow_all_workspaces ?? before.allow_all_workspaces,
-    workspaces: before.workspaces,
-  };
-  const param = 'body.secret_mappings';
-  const mappings =
-    body.secret_mappings === undefined
-      ? before.secret_mappings
-      : await normaliseMappings(db, organisationId, reach, body.secret_mappings, param);
-  if (mappings.length === 0) {
-    if (body.secret_mappings === undefined) return undefined;
-    // No mappings any more: the last resolved values stay as stored credentials.
-    const columns = {
-      secret_mappings: JSON.stringify([]),
-      secrets_resolved_at: null,
-      secrets_checked_at: null,
-      secrets_error: null,
-      secrets_withheld: false,
-    };
-    return { columns, credentials: undefined };
-  }
-  if (body.secret_mappings === undefined && body.credentials === undefined) {
-    if (body.allow_all_workspaces !== undefined)
-      await assertMappingsAllowed(db, organisationId, reach, mappings, param);
-    return undefined;
-  }
-  if (body.credentials === null) {
-    throw invalid('body.credentials: cannot be removed while secret_mappings fill them', 'body.credentials');
-  }
-  const { values } = await resolveForRequest(db, secrets, reach, mappings, param);
-  const base = body.credentials ?? openCredentials(secrets.masterKey, before);
-  const target = {
-    type: before.ai_provider as AiProvider,
-    owner: 'integration' as const,
-    id: before.id,
-    masterKey: secrets.masterKey,
-  };
-  const now = new Date();
-  return {
-    credentials: credentialColumns({ ...base, ...values }, target, 'body.credentials'),
-    columns: {
-      secret_mappings: JSON.stringify(mappings),
-      secrets_resolved_at: now,
-      secrets_checked_at: now,
-      secrets_error: null,
-      secrets_withheld: false,
-    },
-  };
-}

@@ -6,6 +6,7 @@ import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
 import { slugFromName as deriveSlug } from '../http/slug.js';
 import { rateLimitOut, rateLimitsSchema, usageLimitOut, usageLimitsSchema } from '../limits/limits.schema.js';
 import { AI_PROVIDERS } from './provider-types.js';
+import { secretMappingsOut, secretStateOut } from './secret-state.js';
 import { tagFilterSchema, tagsSchema } from './tags.js';
 
 /** Integration and provider slugs: `@<slug>` in requests, so no `@`, `/` or upper case. */
@@ -177,19 +178,9 @@ export const integrationSchema = z.object({
   rate_limits: z.array(rateLimitOut),
   usage_limits: z.array(usageLimitOut),
   tags: z.record(z.string(), z.string()),
-  secret_mappings: z.array(
-    z.object({ field: z.string(), secret_reference_id: z.uuid(), key: z.string().nullable() }),
-  ),
+  secret_mappings: secretMappingsOut,
   /** Where credentials come from secret references: the last resolution. */
-  secrets: z
-    .object({
-      resolved_at: z.string().nullable(),
-      checked_at: z.string().nullable(),
-      error: z.string().nullable(),
-      /** Resolution failed past the refresh window: gateways refuse to use the integration. */
-      withheld: z.boolean(),
-    })
-    .nullable(),
+  secrets: secretStateOut,
   created_at: z.string(),
   last_updated_at: z.string(),
 });

@@ -1,7 +1,8 @@
-// Integration credentials taken from secret references (`secret_mappings`): which fields may be
-// mapped, the workspace restriction of each reference, resolving every mapping of an integration,
-// and applying a resolution (resealed credentials and a change event when they differ; an error
-// recorded, audited, and the credentials withheld once the refresh window has passed).
+// Credentials taken from secret references (`secret_mappings`) by integrations and virtual keys (the
+// owners, secret-owners.ts): the workspace restriction of each reference, resolving every mapping of
+// an owner, what an API write changes, and applying a resolution (resealed credentials and change
+// events when they differ; an error recorded, audited, and the credentials withheld once the refresh
+// window has passed). One resolver for both owners, so they cannot drift apart.
 import { randomUUID } from 'node:crypto';
 import { type AuditEvent, AuditOutcome, SCHEMA_VERSION } from '@aigw/proto';
 import { credentialsAad, openSecret } from '@aigw/secret-box';
@@ -20,18 +21,12 @@ import {
   SecretResolutionError,
 } from '../secrets/secret-managers.js';
 import { type Credentials, parseCredentials } from './credentials.js';
-import { sealCredentials } from './credentials.seal.js';
-import { type IntegrationRow, integrationEntity } from './integrations.entity.js';
+import { type CredentialColumns, credentialColumns, sealCredentials } from './credentials.seal.js';
 import type { SecretMappingsInput } from './integrations.schema.js';
 import type { AiProvider } from './provider-types.js';
+import type { MappedRow, Reach, SecretOwner } from './secret-owners.js';
 
-/** What an integration's workspaces are, for the workspace restriction of its references. */
-interface Reach {
-  readonly allow_all_workspaces: boolean;
-  readonly workspaces: readonly { workspace_id: string; enabled: boolean }[];
-}
-
-/** Why `ref` may not serve an integration that reaches these workspaces, or undefined when it may. */
+/** Why `ref` may not serve a record that reaches these workspaces, or undefined when it may. */
 function restriction(ref: SecretReferenceRow, reach: Reach): string | undefined {
   if (ref.allow_all_workspaces) return undefined;
   if (reach.allow_all_workspaces) {
@@ -121,11 +116,11 @@ export interface Resolution {
 export async function resolveMappings(
   db: Kysely<ControlDatabase>,
   deps: SecretDeps,
-  integration: Pick<IntegrationRow, 'organisation_id'> & Reach,
+  owner: { readonly organisation_id: string } & Reach,
   mappings: readonly SecretMapping[],
 ): Promise<Resolution> {
   const refs = new Map(
-    (await referencesOf(db, integration.organisation_id, mappings)).map((r) => [r.id, r] as const),
+    (await referencesOf(db, owner.organisation_id, mappings)).map((r) => [r.id, r] as const),
   );
   const values: Record<string, string> = {};
   let intervalSeconds = 86_400;
@@ -133,7 +128,7 @@ export async function resolveMappings(
     const ref = refs.get(mapping.secret_reference_id);
     if (!ref)
       throw new SecretResolutionError(`secret reference ${mapping.secret_reference_id} no longer exists`);
-    const refused = restriction(ref, integration);
+    const refused = restriction(ref, owner);
     if (refused) throw new SecretResolutionError(refused);
     intervalSeconds = Math.min(intervalSeconds, ref.refresh_interval_seconds);
     const source = { manager: ref.manager, settings: ref.settings, auth: managerAuth(deps, ref) };
@@ -149,11 +144,15 @@ export async function resolveMappings(
   return { values, intervalSeconds };
 }
 
-/** The integration's stored credentials, opened (empty when it has none). */
-export function openCredentials(masterKey: Buffer | null, row: IntegrationRow): Credentials {
+/** The owner's stored credentials, opened (empty when it has none). */
+export function openCredentials(
+  masterKey: Buffer | null,
+  kind: SecretOwner['kind'],
+  row: Pick<MappedRow, 'id' | 'encrypted_credentials'>,
+): Credentials {
   if (!row.encrypted_credentials || !masterKey) return {};
   return JSON.parse(
-    openSecret(masterKey, row.encrypted_credentials, credentialsAad('integration', row.id)).toString('utf8'),
+    openSecret(masterKey, row.encrypted_credentials, credentialsAad(kind, row.id)).toString('utf8'),
   );
 }
 
@@ -167,9 +166,9 @@ export function mergedCredentials(
   return parseCredentials(type, { ...base, ...values }, param);
 }
 
-function secretsAudit(
-  row: IntegrationRow,
-  action: string,
+function secretsAudit<Row extends MappedRow>(
+  owner: SecretOwner<Row>,
+  row: Row,
   outcome: AuditOutcome,
   details: object,
 ): AuditEvent {
@@ -178,10 +177,10 @@ function secretsAudit(
     id: randomUUID(),
     occurredAtMs: Date.now(),
     organisationId: row.organisation_id,
-    workspaceId: '',
+    workspaceId: owner.workspaceId(row),
     actor: SYSTEM_ACTOR,
-    action,
-    resourceType: 'integration',
+    action: owner.auditAction,
+    resourceType: owner.resourceType,
     resourceId: row.id,
     ip: '',
     userAgent: '',
@@ -195,6 +194,8 @@ function secretsAudit(
 }
 
 export interface RefreshOutcome {
+  /** `integration` or `virtual_key`. */
+  readonly resource_type: SecretOwner['resourceType'];
   readonly id: string;
   readonly slug: string;
   readonly resolved: boolean;
@@ -203,41 +204,38 @@ export interface RefreshOutcome {
 }
 
 /**
- * Resolves the integration's mappings now and applies the result in one transaction. The secrets are
- * read before it opens (no row lock held across the network); a mapping changed meanwhile wins.
+ * Resolves the owner's mappings now and applies the result in one transaction. The secrets are read
+ * before it opens (no row lock held across the network); a mapping changed meanwhile wins.
  */
-export async function refreshIntegration(
+export async function refreshOwner<Row extends MappedRow>(
   db: Kysely<ControlDatabase>,
   deps: SecretDeps & { readonly auditEnabled: boolean },
-  integrationId: string,
+  owner: SecretOwner<Row>,
+  id: string,
   now: Date = new Date(),
 ): Promise<RefreshOutcome | undefined> {
-  const before = await db
-    .selectFrom('integrations')
-    .selectAll()
-    .where('id', '=', integrationId)
-    .executeTakeFirst();
+  const before = await owner.find(db, id, false);
   if (!before || before.secret_mappings.length === 0) return undefined;
   let resolution: Resolution | undefined;
   let error: string | null = null;
   try {
-    resolution = await resolveMappings(db, deps, before, before.secret_mappings);
+    resolution = await resolveMappings(
+      db,
+      deps,
+      { organisation_id: before.organisation_id, ...owner.reach(before) },
+      before.secret_mappings,
+    );
   } catch (err) {
     if (!(err instanceof SecretResolutionError)) throw err;
     error = err.message;
   }
   return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('integrations')
-      .selectAll()
-      .where('id', '=', integrationId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await owner.find(trx, id, true);
     if (!row || JSON.stringify(row.secret_mappings) !== JSON.stringify(before.secret_mappings))
       return undefined;
-    const outcome = { id: row.id, slug: row.slug };
+    const outcome = { resource_type: owner.resourceType, id: row.id, slug: row.slug };
     if (resolution) {
-      const current = openCredentials(deps.masterKey, row);
+      const current = openCredentials(deps.masterKey, owner.kind, row);
       let next: Credentials;
       try {
         next = mergedCredentials(
@@ -248,93 +246,88 @@ export async function refreshIntegration(
         );
       } catch (err) {
         error = `the resolved values are not valid credentials: ${(err as Error).message}`;
-        return applyFailure(trx, deps, row, error, now, outcome);
+        return applyFailure(trx, deps, owner, row, error, now, outcome);
       }
       const changed = JSON.stringify(next) !== JSON.stringify(current) || row.secrets_withheld;
       if (!changed) {
-        await trx
-          .updateTable('integrations')
-          .set({ secrets_resolved_at: now, secrets_checked_at: now, secrets_error: null })
-          .where('id', '=', row.id)
-          .execute();
+        const set = { secrets_resolved_at: now, secrets_checked_at: now, secrets_error: null };
+        await owner.write(trx, row.id, set, null);
         return { ...outcome, resolved: true, changed: false, error: null };
       }
-      const sealed = sealCredentials(deps.masterKey, 'integration', row.id, next);
-      const updated = await trx
-        .updateTable('integrations')
-        .set({
+      const sealed = sealCredentials(deps.masterKey, owner.kind, row.id, next);
+      const updated = await owner.write(
+        trx,
+        row.id,
+        {
           encrypted_credentials: sealed.encrypted,
           masked_credentials: JSON.stringify(sealed.masked),
           secrets_resolved_at: now,
           secrets_checked_at: now,
           secrets_error: null,
           secrets_withheld: false,
-          version: sql<number>`version + 1`,
-          updated_at: now,
-        })
-        .where('id', '=', row.id)
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await recordChange(trx, { entity: integrationEntity(updated), actor: SYSTEM_ACTOR });
+        },
+        now,
+      );
+      for (const entity of owner.entities(updated)) await recordChange(trx, { entity, actor: SYSTEM_ACTOR });
       if (deps.auditEnabled) {
         const details = { secret_mappings: row.secret_mappings, recovered: row.secrets_error !== null };
-        await recordAudit(
-          trx,
-          secretsAudit(row, 'integrations.secrets.resolve', AuditOutcome.SUCCESS, details),
-        );
+        await recordAudit(trx, secretsAudit(owner, row, AuditOutcome.SUCCESS, details));
       }
       return { ...outcome, resolved: true, changed: true, error: null };
     }
-    return applyFailure(trx, deps, row, error ?? 'unknown error', now, outcome);
+    return applyFailure(trx, deps, owner, row, error ?? 'unknown error', now, outcome);
   });
 }
 
-async function applyFailure(
+async function applyFailure<Row extends MappedRow>(
   trx: Kysely<ControlDatabase>,
   deps: { readonly auditEnabled: boolean },
-  row: IntegrationRow,
+  owner: SecretOwner<Row>,
+  row: Row,
   error: string,
   now: Date,
-  outcome: { id: string; slug: string },
+  outcome: Pick<RefreshOutcome, 'resource_type' | 'id' | 'slug'>,
 ): Promise<RefreshOutcome> {
   const intervalMs = (await shortestInterval(trx, row)) * 1000;
   const lastGood = (row.secrets_resolved_at ?? row.created_at).getTime();
   // One failed refresh is tolerated; past twice the interval the old secret is no longer served.
   const withhold = now.getTime() - lastGood > 2 * intervalMs;
   const flips = withhold && !row.secrets_withheld;
-  const updated = await trx
-    .updateTable('integrations')
-    .set({
+  const updated = await owner.write(
+    trx,
+    row.id,
+    {
       secrets_checked_at: now,
       secrets_error: error,
       secrets_withheld: withhold || row.secrets_withheld,
-      ...(flips ? { version: sql<number>`version + 1`, updated_at: now } : {}),
-    })
-    .where('id', '=', row.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if (flips) await recordChange(trx, { entity: integrationEntity(updated), actor: SYSTEM_ACTOR });
+    },
+    flips ? now : null,
+  );
+  if (flips) {
+    for (const entity of owner.entities(updated)) await recordChange(trx, { entity, actor: SYSTEM_ACTOR });
+  }
   // Audited when something new happened (a new error, or the credentials withheld), not every sweep.
   if (deps.auditEnabled && (flips || row.secrets_error !== error)) {
     const details = { error, withheld: updated.secrets_withheld };
-    await recordAudit(trx, secretsAudit(row, 'integrations.secrets.resolve', AuditOutcome.FAILURE, details));
+    await recordAudit(trx, secretsAudit(owner, row, AuditOutcome.FAILURE, details));
   }
   return { ...outcome, resolved: false, changed: flips, error };
 }
 
-async function shortestInterval(db: Kysely<ControlDatabase>, row: IntegrationRow): Promise<number> {
+async function shortestInterval(db: Kysely<ControlDatabase>, row: MappedRow): Promise<number> {
   const refs = await referencesOf(db, row.organisation_id, row.secret_mappings);
   return refs.reduce((min, r) => Math.min(min, r.refresh_interval_seconds), 86_400);
 }
 
-/** Integrations whose mappings are due: never checked, or checked longer ago than their interval. */
-export async function dueIntegrations(
+/** The owner's records whose mappings are due: never checked, or checked longer ago than their interval. */
+export async function dueOwners(
   db: Kysely<ControlDatabase>,
+  owner: Pick<SecretOwner, 'table'>,
   now: Date,
   limit: number,
 ): Promise<string[]> {
   const rows = await sql<{ id: string }>`
-    select i.id from integrations i
+    select i.id from ${sql.table(owner.table)} i
     where i.secret_mappings <> '[]'::jsonb
       and (i.secrets_checked_at is null or i.secrets_checked_at + make_interval(secs => (
         select coalesce(min(r.refresh_interval_seconds), 300) from secret_references r
@@ -346,28 +339,175 @@ export async function dueIntegrations(
   return rows.rows.map((r) => r.id);
 }
 
-/** Integrations that map a reference (to refresh on demand, or to refuse its deletion). */
-export async function integrationsMapping(db: Kysely<ControlDatabase>, referenceId: string) {
-  return db
-    .selectFrom('integrations')
-    .select(['id', 'slug'])
-    .where(sql<boolean>`secret_mappings @> ${JSON.stringify([{ secret_reference_id: referenceId }])}::jsonb`)
-    .orderBy('slug')
-    .execute();
+/** The owner's records that map a reference (to refresh on demand, or to refuse its deletion). */
+export async function ownersMapping(
+  db: Kysely<ControlDatabase>,
+  owner: Pick<SecretOwner, 'table'>,
+  referenceId: string,
+) {
+  // `select id, slug from <table>` on either table: both have the columns and the jsonb index.
+  const rows = await sql<{ id: string; slug: string }>`
+    select id, slug from ${sql.table(owner.table)}
+    where secret_mappings @> ${JSON.stringify([{ secret_reference_id: referenceId }])}::jsonb
+    order by slug, id
+  `.execute(db);
+  return rows.rows;
 }
 
 /** For the admin API: resolves the mappings now, or answers 400 AB01 saying which reference failed. */
 export async function resolveForRequest(
   db: Kysely<ControlDatabase>,
   deps: SecretDeps,
-  integration: Pick<IntegrationRow, 'organisation_id'> & Reach,
+  owner: { readonly organisation_id: string } & Reach,
   mappings: readonly SecretMapping[],
   param: string,
 ): Promise<Resolution> {
   try {
-    return await resolveMappings(db, deps, integration, mappings);
+    return await resolveMappings(db, deps, owner, mappings);
   } catch (err) {
     if (err instanceof SecretResolutionError) throw invalid(`${err.message}`, param);
     throw err;
   }
+}
+
+/** The mapping columns an API write stores (the `secret_mappings` jsonb as text). */
+export interface SecretStateColumns {
+  secret_mappings: string;
+  secrets_resolved_at: Date | null;
+  secrets_checked_at: Date | null;
+  secrets_error: string | null;
+  secrets_withheld: boolean;
+}
+
+/**
+ * The credential and mapping columns of a new record: mapped fields are read from their managers now
+ * (a reference that does not resolve, or does not allow a workspace the record reaches, is a 400
+ * before anything is written) and override the same fields of the credentials sent.
+ */
+export async function createdSecretColumns(
+  db: Kysely<ControlDatabase>,
+  secrets: SecretDeps,
+  target: { type: AiProvider; owner: SecretOwner['kind']; id: string; organisationId: string },
+  reach: Reach,
+  input: { secret_mappings: SecretMappingsInput | undefined; credentials: Record<string, unknown> | null },
+  credentialsParam: string,
+): Promise<{ columns: SecretStateColumns; credentials: CredentialColumns | undefined }> {
+  const param = 'body.secret_mappings';
+  const mappings = await normaliseMappings(
+    db,
+    target.organisationId,
+    reach,
+    input.secret_mappings ?? [],
+    param,
+  );
+  const resolved =
+    mappings.length > 0
+      ? (
+          await resolveForRequest(
+            db,
+            secrets,
+            { organisation_id: target.organisationId, ...reach },
+            mappings,
+            param,
+          )
+        ).values
+      : undefined;
+  const credentials = credentialColumns(
+    resolved ? { ...(input.credentials ?? {}), ...resolved } : input.credentials,
+    { type: target.type, owner: target.owner, id: target.id, masterKey: secrets.masterKey },
+    credentialsParam,
+  );
+  const resolvedAt = resolved ? new Date() : null;
+  return {
+    credentials,
+    columns: {
+      secret_mappings: JSON.stringify(mappings),
+      secrets_resolved_at: resolvedAt,
+      secrets_checked_at: resolvedAt,
+      secrets_error: null,
+      secrets_withheld: false,
+    },
+  };
+}
+
+/** What an API update asks of the mappings: the new list (absent: unchanged) and credentials sent. */
+export interface SecretUpdateInput {
+  readonly secret_mappings?: SecretMappingsInput | undefined;
+  /** The credentials of the request: undefined keeps, null removes. */
+  readonly credentials?: Record<string, unknown> | null | undefined;
+  readonly credentialsParam: string;
+  /** The workspaces the record will reach changed (an integration's `allow_all_workspaces`). */
+  readonly reachChanged: boolean;
+}
+
+/**
+ * What an update changes of the secret mappings: the new mappings (checked against the workspaces the
+ * record will reach), and the credentials they fill, resolved now; undefined when neither the
+ * mappings nor the credentials of a mapped record change. Runs before the write's transaction, so a
+ * reference that does not resolve leaves nothing written.
+ */
+export async function updatedSecretColumns(
+  db: Kysely<ControlDatabase>,
+  secrets: SecretDeps,
+  owner: Pick<SecretOwner, 'kind'>,
+  before: Pick<
+    MappedRow,
+    'id' | 'organisation_id' | 'ai_provider' | 'encrypted_credentials' | 'secret_mappings'
+  >,
+  reach: Reach,
+  input: SecretUpdateInput,
+): Promise<{ columns: SecretStateColumns; credentials: CredentialColumns | undefined } | undefined> {
+  const organisationId = before.organisation_id;
+  const param = 'body.secret_mappings';
+  const mappings =
+    input.secret_mappings === undefined
+      ? before.secret_mappings
+      : await normaliseMappings(db, organisationId, reach, input.secret_mappings, param);
+  if (mappings.length === 0) {
+    if (input.secret_mappings === undefined) return undefined;
+    // No mappings any more: the last resolved values stay as stored credentials.
+    const columns = {
+      secret_mappings: JSON.stringify([]),
+      secrets_resolved_at: null,
+      secrets_checked_at: null,
+      secrets_error: null,
+      secrets_withheld: false,
+    };
+    return { columns, credentials: undefined };
+  }
+  if (input.secret_mappings === undefined && input.credentials === undefined) {
+    if (input.reachChanged) await assertMappingsAllowed(db, organisationId, reach, mappings, param);
+    return undefined;
+  }
+  if (input.credentials === null) {
+    throw invalid(
+      `${input.credentialsParam}: cannot be removed while secret_mappings fill them`,
+      input.credentialsParam,
+    );
+  }
+  const { values } = await resolveForRequest(
+    db,
+    secrets,
+    { organisation_id: organisationId, ...reach },
+    mappings,
+    param,
+  );
+  const base = input.credentials ?? openCredentials(secrets.masterKey, owner.kind, before);
+  const target = {
+    type: before.ai_provider as AiProvider,
+    owner: owner.kind,
+    id: before.id,
+    masterKey: secrets.masterKey,
+  };
+  const now = new Date();
+  return {
+    credentials: credentialColumns({ ...base, ...values }, target, input.credentialsParam),
+    columns: {
+      secret_mappings: JSON.stringify(mappings),
+      secrets_resolved_at: now,
+      secrets_checked_at: now,
+      secrets_error: null,
+      secrets_withheld: false,
+    },
+  };
 }

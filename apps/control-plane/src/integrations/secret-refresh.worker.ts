@@ -1,12 +1,13 @@
-// The background refresher of secret references: every sweep, the integrations whose mappings are
-// due (never checked, or checked longer ago than the shortest refresh interval of their references)
-// are resolved again, so a secret rotated at the manager reaches gateways without anyone editing the
-// integration, and one that stops resolving is withheld once its refresh window has passed.
+// The background refresher of secret references: every sweep, the integrations and virtual keys whose
+// mappings are due (never checked, or checked longer ago than the shortest refresh interval of their
+// references) are resolved again, so a secret rotated at the manager reaches gateways without anyone
+// editing the record, and one that stops resolving is withheld once its refresh window has passed.
 import type { Logger } from '@aigw/runtime';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
 import type { SecretDeps } from '../secrets/secret-managers.js';
-import { dueIntegrations, type RefreshOutcome, refreshIntegration } from './secret-mappings.js';
+import { dueOwners, type RefreshOutcome, refreshOwner } from './secret-mappings.js';
+import { SECRET_OWNERS } from './secret-owners.js';
 
 export interface SecretRefreshWorkerDeps extends SecretDeps {
   readonly db: Kysely<ControlDatabase>;
@@ -19,11 +20,11 @@ export interface SecretRefreshWorker {
   start(): void;
   /** Stops the timer and waits for a sweep in progress. */
   stop(): Promise<void>;
-  /** Refreshes every due integration as of `now`; returns what happened to each. */
+  /** Refreshes every due integration and virtual key as of `now`; returns what happened to each. */
   sweep(now?: Date): Promise<RefreshOutcome[]>;
 }
 
-/** Integrations per sweep: a backlog is worked through over several sweeps. */
+/** Records per owner and sweep: a backlog is worked through over several sweeps. */
 const BATCH = 100;
 
 export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): SecretRefreshWorker {
@@ -32,9 +33,11 @@ export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): Secret
 
   async function sweep(now = new Date()): Promise<RefreshOutcome[]> {
     const outcomes: RefreshOutcome[] = [];
-    for (const id of await dueIntegrations(deps.db, now, BATCH)) {
-      const outcome = await refreshIntegration(deps.db, deps, id, now);
-      if (outcome) outcomes.push(outcome);
+    for (const owner of SECRET_OWNERS) {
+      for (const id of await dueOwners(deps.db, owner, now, BATCH)) {
+        const outcome = await refreshOwner(deps.db, deps, owner, id, now);
+        if (outcome) outcomes.push(outcome);
+      }
     }
     return outcomes;
   }
@@ -46,7 +49,7 @@ export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): Secret
         const failed = outcomes.filter((o) => o.error !== null);
         if (failed.length > 0) {
           deps.log.warn(
-            { integrations: failed.map((o) => ({ id: o.id, error: o.error })) },
+            { records: failed.map((o) => ({ type: o.resource_type, id: o.id, error: o.error })) },
             'secret references could not be resolved',
           );
         }

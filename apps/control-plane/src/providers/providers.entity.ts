@@ -6,6 +6,7 @@ import type { ControlDatabase, ProviderStoredStatus, ProvidersTable } from '../d
 import { usageLimitsToApi } from '../integrations/integrations.entity.js';
 import { optionsToProto } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
+import { withheldMessage } from '../integrations/secret-state.js';
 import {
   type RateLimitInput,
   rateLimitsToProto,
@@ -113,7 +114,11 @@ export function providerEntity(row: ProviderRow): Entity {
         integrationId: row.integration_id ?? '',
         aiProvider: row.ai_provider,
         status: PROVIDER_STATUS[row.status],
-        encryptedCredentials: row.encrypted_credentials ?? Buffer.alloc(0),
+        // Withheld: its secret references failed past the refresh window (as an integration's).
+        encryptedCredentials: row.secrets_withheld
+          ? Buffer.alloc(0)
+          : (row.encrypted_credentials ?? Buffer.alloc(0)),
+        credentialError: row.secrets_withheld ? withheldMessage(row.secrets_error) : '',
         options: optionsToProto(row.options),
         allowedModels: row.allowed_models,
         rateLimits: rateLimitsToProto(row.rate_limits as RateLimitInput[]),

@@ -4,6 +4,7 @@
 import { type Entity, EntityKind } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
+import { secretStateToApi } from '../integrations/secret-state.js';
 import { PROVIDER_STATUS, type ProviderRow, providerToApi } from './providers.entity.js';
 
 /** The masked key of api-key credentials (`****abcd`); null for other shapes and integration keys. */
@@ -28,6 +29,7 @@ export function virtualKeyToApi(row: ProviderRow) {
     key: maskedKey(row),
     credentials: row.masked_credentials,
     options: row.options,
+    ...secretStateToApi(row),
     status: provider.status,
     allowed_models: row.allowed_models,
     rate_limits: provider.rate_limits,

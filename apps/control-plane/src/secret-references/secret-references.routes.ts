@@ -1,8 +1,8 @@
 // Secret references (spec 5.4): organisation-level pointers to secrets in an external manager, owned
 // by organisation owners and admins only (every route needs the admin role and a
 // secret_references.* scope). Manager credentials are sealed before the transaction and only shown
-// masked. A change re-resolves the integrations that map the reference at the next sweep; `resolve`
-// does it now and says per integration what happened.
+// masked. A change re-resolves the integrations and virtual keys that map the reference at the next
+// sweep; `resolve` does it now and says per record what happened.
 import { randomUUID } from 'node:crypto';
 import { sealSecret } from '@aigw/secret-box';
 import type { Kysely } from 'kysely';
@@ -18,11 +18,8 @@ import { pageBounds, toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { maskSecret } from '../integrations/credentials.js';
-import {
-  integrationsMapping,
-  type RefreshOutcome,
-  refreshIntegration,
-} from '../integrations/secret-mappings.js';
+import { ownersMapping, type RefreshOutcome, refreshOwner } from '../integrations/secret-mappings.js';
+import { INTEGRATION_SECRETS, SECRET_OWNERS, VIRTUAL_KEY_SECRETS } from '../integrations/secret-owners.js';
 import { creatorOf } from '../providers/providers.repository.js';
 import { referenceAad } from '../secrets/secret-managers.js';
 import {
@@ -113,13 +110,11 @@ async function findReference(
   return row;
 }
 
-/** Makes every integration that maps the reference due at the next sweep. */
+/** Makes every integration and virtual key that maps the reference due at the next sweep. */
 async function markDue(db: Kysely<ControlDatabase>, referenceId: string): Promise<void> {
-  await db
-    .updateTable('integrations')
-    .set({ secrets_checked_at: null })
-    .where(sql<boolean>`secret_mappings @> ${JSON.stringify([{ secret_reference_id: referenceId }])}::jsonb`)
-    .execute();
+  const mapping = sql<boolean>`secret_mappings @> ${JSON.stringify([{ secret_reference_id: referenceId }])}::jsonb`;
+  await db.updateTable('integrations').set({ secrets_checked_at: null }).where(mapping).execute();
+  await db.updateTable('providers').set({ secrets_checked_at: null }).where(mapping).execute();
 }
 
 /** A slug from the name, made unique in the organisation (as the other families do). */
@@ -287,10 +282,17 @@ export const secretReferenceRoutes: RouteDefinition[] = [
       const before = await findReference(db, principal, params.secretReferenceId);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         await findReference(tx.db, principal, before.id, true);
-        const users = await integrationsMapping(tx.db, before.id);
-        if (users.length > 0) {
+        const integrations = await ownersMapping(tx.db, INTEGRATION_SECRETS, before.id);
+        const keys = await ownersMapping(tx.db, VIRTUAL_KEY_SECRETS, before.id);
+        if (integrations.length + keys.length > 0) {
+          const named = [
+            ...(integrations.length > 0
+              ? [`integrations ${integrations.map((u) => u.slug).join(', ')}`]
+              : []),
+            ...(keys.length > 0 ? [`virtual keys ${keys.map((u) => u.id).join(', ')}`] : []),
+          ];
           throw conflict(
-            `integrations take credentials from this secret reference (${users.map((u) => u.slug).join(', ')}): remove their secret_mappings first`,
+            `${named.join(' and ')} take credentials from this secret reference: remove their secret_mappings first`,
           );
         }
         await secretReferenceDb(tx.db).deleteFrom('secret_references').where('id', '=', before.id).execute();
@@ -302,23 +304,30 @@ export const secretReferenceRoutes: RouteDefinition[] = [
     ...common,
     method: 'post',
     path: '/secret-references/:secretReferenceId/resolve',
-    summary: 'Resolve a secret reference now for every integration that uses it',
+    summary: 'Resolve a secret reference now for every integration and virtual key that uses it',
     scope: 'secret_references.update',
     params: secretReferenceParams,
     response: resolutionSchema,
     audit: { action: 'secret_references.resolve', resourceType: 'secret_reference' },
     async handler({ db, principal, params, secrets, mutate }) {
       const ref = await findReference(db, principal, params.secretReferenceId);
-      // Each integration's resolution commits (and is audited) on its own, as the refresher's does.
+      // Each record's resolution commits (and is audited) on its own, as the refresher's does.
       const results: RefreshOutcome[] = [];
-      for (const integration of await integrationsMapping(db, ref.id)) {
-        const outcome = await refreshIntegration(db, secrets, integration.id);
-        if (outcome) results.push(outcome);
+      for (const owner of SECRET_OWNERS) {
+        for (const user of await ownersMapping(db, owner, ref.id)) {
+          const outcome = await refreshOwner(db, secrets, owner, user.id);
+          if (outcome) results.push(outcome);
+        }
       }
+      const of = (type: RefreshOutcome['resource_type']) =>
+        results
+          .filter((r) => r.resource_type === type)
+          .map(({ id, slug, resolved, changed, error }) => ({ id, slug, resolved, changed, error }));
       return mutate({ resourceId: ref.id, workspaceId: null }, async () => ({
         object: 'secret_reference_resolution' as const,
         secret_reference_id: ref.id,
-        integrations: results,
+        integrations: of('integration'),
+        virtual_keys: of('virtual_key'),
       }));
     },
   }),

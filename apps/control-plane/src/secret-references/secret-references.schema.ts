@@ -140,18 +140,21 @@ export const secretReferenceSchema = z.object({
 });
 export const secretReferenceListSchema = listSchema(secretReferenceSchema);
 
+/** What one resolution did to one record that maps the reference. */
+const resolvedRecord = z.object({
+  id: z.uuid(),
+  slug: z.string(),
+  /** The credentials now in use came from this resolution. */
+  resolved: z.boolean(),
+  /** The credentials changed (gateways receive them within a second). */
+  changed: z.boolean(),
+  error: z.string().nullable(),
+});
+
 export const resolutionSchema = z.object({
   object: z.literal('secret_reference_resolution'),
   secret_reference_id: z.uuid(),
-  integrations: z.array(
-    z.object({
-      id: z.uuid(),
-      slug: z.string(),
-      /** The credentials now in use came from this resolution. */
-      resolved: z.boolean(),
-      /** The credentials changed (gateways receive them within a second). */
-      changed: z.boolean(),
-      error: z.string().nullable(),
-    }),
-  ),
+  integrations: z.array(resolvedRecord),
+  /** Virtual keys (provider rows with their own credentials) that map the reference. */
+  virtual_keys: z.array(resolvedRecord),
 });

@@ -1,5 +1,7 @@
 // Legacy virtual keys: the old API over the providers table. A virtual key created here holds its own
-// credentials (sealed with AAD `provider:<id>`); every provider is also readable here as a key.
+// credentials (sealed with AAD `provider:<id>`), some or all of them possibly taken from secret
+// references (`secret_mappings`, resolved now and refreshed like an integration's:
+// integrations/secret-mappings.ts); every provider is also readable here as a key.
 import { randomUUID } from 'node:crypto';
 import { conflict, invalid } from '../api-errors.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
@@ -9,6 +11,8 @@ import { credentialColumns } from '../integrations/credentials.seal.js';
 import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
+import { createdSecretColumns, updatedSecretColumns } from '../integrations/secret-mappings.js';
+import { VIRTUAL_KEY_SECRETS, virtualKeyReach } from '../integrations/secret-owners.js';
 import { changedColumns, limitColumns } from '../providers/providers.columns.js';
 import { showProviderUsage } from '../providers/providers.entity.js';
 import {
@@ -53,13 +57,21 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     response: virtualKeySchema,
     status: 201,
     audit: { action: 'virtual_keys.create', resourceType: 'virtual_key' },
-    async handler({ db, principal, body, mutate, masterKey }) {
+    async handler({ db, principal, body, mutate, secrets }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
       const id = randomUUID();
       const options = parseOptions(body.provider, body.options ?? {}, 'body.options');
-      const target = { type: body.provider, owner: 'provider' as const, id, masterKey };
-      const credentials = credentialColumns(credentialsInput(body) ?? null, target, 'body.credentials');
+      // Mapped fields are read from their managers now, before anything is written: a reference that
+      // does not resolve, or does not allow this workspace, is a 400 and no key is created.
+      const { credentials, columns: secretColumns } = await createdSecretColumns(
+        db,
+        secrets,
+        { type: body.provider, owner: 'provider', id, organisationId: workspace.organisation_id },
+        virtualKeyReach(workspace.id),
+        { secret_mappings: body.secret_mappings, credentials: credentialsInput(body) ?? null },
+        'body.credentials',
+      );
       return mutate({ resourceId: id, workspaceId: workspace.id }, async (tx) => {
         const row = await insertProvider(
           tx,
@@ -73,6 +85,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
             note: body.note ?? '',
             ai_provider: body.provider,
             ...credentials,
+            ...secretColumns,
             options: JSON.stringify(options),
             ...limitColumns(body),
             ...creatorOf(principal),
@@ -137,20 +150,42 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     response: virtualKeySchema,
     audit: { action: 'virtual_keys.update', resourceType: 'virtual_key' },
     async handler(ctx) {
-      const { db, principal, params, body, mutate, masterKey } = ctx;
+      const { db, principal, params, body, mutate, masterKey, secrets } = ctx;
       const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
       const input = credentialsInput(body);
-      if (before.integration_id !== null && (input !== undefined || body.options !== undefined)) {
+      const credentialsParam = body.key !== undefined ? 'body.key' : 'body.credentials';
+      if (
+        before.integration_id !== null &&
+        (input !== undefined || body.options !== undefined || body.secret_mappings !== undefined)
+      ) {
         throw conflict(
           'this virtual key uses the credentials and options of its integration; change them there',
-          input !== undefined ? (body.key !== undefined ? 'body.key' : 'body.credentials') : 'body.options',
+          input !== undefined
+            ? credentialsParam
+            : body.options !== undefined
+              ? 'body.options'
+              : 'body.secret_mappings',
         );
       }
       const type = before.ai_provider as AiProvider;
       const options =
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
+      // New mappings, or new credentials of a mapped key, are resolved now (a 400 writes nothing).
+      const secretColumns = await updatedSecretColumns(
+        db,
+        secrets,
+        VIRTUAL_KEY_SECRETS,
+        before,
+        virtualKeyReach(before.workspace_id),
+        {
+          secret_mappings: body.secret_mappings,
+          credentials: input,
+          credentialsParam,
+          reachChanged: false,
+        },
+      );
       const target = { type, owner: 'provider' as const, id: before.id, masterKey };
-      const credentials = credentialColumns(input, target, 'body.credentials');
+      const credentials = secretColumns?.credentials ?? credentialColumns(input, target, 'body.credentials');
       const updated = await mutate(
         { resourceId: before.id, workspaceId: before.workspace_id },
         async (tx) => {
@@ -164,6 +199,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
             {
               ...changedColumns(body),
               ...credentials,
+              ...(secretColumns?.columns ?? {}),
               ...(options !== undefined ? { options: JSON.stringify(options) } : {}),
             },
             body.slug ?? current.slug,

@@ -2,8 +2,13 @@
 import { z } from 'zod';
 import { csvEnum, idOrSlug, listSchema, pageQuery } from '../http/list.js';
 import { secretSchema } from '../integrations/credentials.js';
-import { entityNameSchema, entitySlugSchema } from '../integrations/integrations.schema.js';
+import {
+  entityNameSchema,
+  entitySlugSchema,
+  secretMappingsInput,
+} from '../integrations/integrations.schema.js';
 import { AI_PROVIDERS } from '../integrations/provider-types.js';
+import { secretMappingsOut, secretStateOut } from '../integrations/secret-state.js';
 import { rateLimitOut, usageLimitOut } from '../limits/limits.schema.js';
 import { providerLimitChangeFields, providerLimitFields } from '../providers/providers.schema.js';
 
@@ -21,6 +26,8 @@ export const createVirtualKeyBody = z
     /** Shorthand for `credentials: {api_key}`. Write-only. */
     key: secretSchema.optional(),
     credentials: looseObject.optional(),
+    /** Credential fields taken from secret references instead of `key`/`credentials` (docs/admin-api/secret-references.md). */
+    secret_mappings: secretMappingsInput.optional(),
     options: looseObject.optional(),
     ...providerLimitFields,
   })
@@ -32,6 +39,8 @@ export const updateVirtualKeyBody = z
     slug: entitySlugSchema.optional(),
     key: secretSchema.optional(),
     credentials: looseObject.nullable().optional(),
+    /** Replaces the mappings; `[]` keeps the last resolved values as stored credentials. */
+    secret_mappings: secretMappingsInput.optional(),
     options: looseObject.optional(),
     ...providerLimitChangeFields,
   })
@@ -65,6 +74,10 @@ export const virtualKeySchema = z.object({
   key: z.string().nullable(),
   credentials: z.record(z.string(), z.unknown()).nullable(),
   options: z.record(z.string(), z.unknown()),
+  /** Credential fields taken from secret references (empty for none). */
+  secret_mappings: secretMappingsOut,
+  /** Where credentials come from secret references: the last resolution. */
+  secrets: secretStateOut,
   status: z.enum(['active', 'exhausted', 'expired', 'disabled', 'archived']),
   allowed_models: z.array(z.string()),
   rate_limits: z.array(rateLimitOut),

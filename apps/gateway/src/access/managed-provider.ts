@@ -148,6 +148,8 @@ function fromProvider(
   const p = entity.body.value;
   const name = `provider @${p.slug}`;
   usable(p.status, p.expiresAtMs, name, param);
+  // Its own credentials come from secret references the control plane could not resolve in time.
+  if (p.credentialError !== '') throw unavailable(`${name}: ${p.credentialError}`, param);
   let integration: EntityOf<'integration'> | undefined;
   let access: IntegrationWorkspace | undefined;
   if (p.integrationId !== '') {

@@ -13,6 +13,7 @@ import * as prompts from './0013-prompts.js';
 import * as mcp from './0014-mcp.js';
 import * as deployments from './0015-deployments.js';
 import * as secretReferences from './0016-secret-references.js';
+import * as virtualKeySecretMappings from './0017-virtual-key-secret-mappings.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -28,4 +29,5 @@ export const migrations: Migrations = {
   '0014-mcp': mcp,
   '0015-deployments': deployments,
   '0016-secret-references': secretReferences,
+  '0017-virtual-key-secret-mappings': virtualKeySecretMappings,
 };

@@ -670,6 +670,11 @@ export interface Provider {
   expiresAtMs: number;
   /** Custom key-value tags (list filters). */
   tags: { [key: string]: string };
+  /**
+   * Set when its own credentials come from secret references that could not be resolved within their
+   * refresh window: `encrypted_credentials` is then empty and gateways refuse to use the provider.
+   */
+  credentialError: string;
 }
 
 export interface Provider_OptionsEntry {
@@ -3702,6 +3707,7 @@ function createBaseProvider(): Provider {
     usageLimits: [],
     expiresAtMs: 0,
     tags: {},
+    credentialError: "",
   };
 }
 
@@ -3743,6 +3749,9 @@ export const Provider: MessageFns<Provider> = {
     globalThis.Object.entries(message.tags).forEach(([key, value]: [string, string]) => {
       Provider_TagsEntry.encode({ key: key as any, value }, writer.uint32(98).fork()).join();
     });
+    if (message.credentialError !== "") {
+      writer.uint32(106).string(message.credentialError);
+    }
     return writer;
   },
 
@@ -3861,6 +3870,14 @@ export const Provider: MessageFns<Provider> = {
             }
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.credentialError = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3941,6 +3958,11 @@ export const Provider: MessageFns<Provider> = {
           {},
         )
         : {},
+      credentialError: isSet(object.credentialError)
+        ? globalThis.String(object.credentialError)
+        : isSet(object.credential_error)
+        ? globalThis.String(object.credential_error)
+        : "",
     };
   },
 
@@ -3994,6 +4016,9 @@ export const Provider: MessageFns<Provider> = {
         });
       }
     }
+    if (message.credentialError !== "") {
+      obj.credentialError = message.credentialError;
+    }
     return obj;
   },
 
@@ -4030,6 +4055,7 @@ export const Provider: MessageFns<Provider> = {
       },
       {},
     );
+    message.credentialError = object.credentialError ?? "";
     return message;
   },
 };
