@@ -96,6 +96,11 @@ const CODES = {
   upstream_unreachable: { status: 502, type: 'upstream_error' },
   /** Control-plane mode: no snapshot is loaded yet (starting up), so no key can be checked (`retry-after`). */
   snapshot_not_loaded: { status: 503, type: 'server_error' },
+  /**
+   * A token's signing keys could not be fetched from JWT_JWKS_URL (the identity provider is down):
+   * not the token's fault, so not a 401 that SDKs take for a bad key (`retry-after`).
+   */
+  identity_provider_unavailable: { status: 503, type: 'server_error' },
   /** Redis is down and LIMITS_REDIS_DOWN_* is `closed`: limits cannot be checked (`retry-after`). */
   limits_unavailable: { status: 503, type: 'server_error' },
   upstream_timeout: { status: 504, type: 'upstream_error' },

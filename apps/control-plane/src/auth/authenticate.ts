@@ -1,4 +1,5 @@
 // Resolves the caller of an admin request from `x-service-api-key` or `Authorization: Bearer <JWT>`.
+import { AppError } from '@aigw/runtime';
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
 import { unauthorized } from '../api-errors.js';
@@ -43,11 +44,23 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticate {
   };
 }
 
+/** Seconds a client waits before retrying when the identity provider's key set is unreachable. */
+const JWKS_RETRY_AFTER_S = 5;
+
 async function tokenPrincipal(deps: AuthenticatorDeps, req: Request, token: string): Promise<Principal> {
   if (!deps.jwt)
     throw unauthorized('token authentication is not enabled on this control plane (JWT_JWKS_URL is unset)');
   const reject = async (error: TokenError, organisationId: string | null): Promise<never> => {
     await deps.onTokenRejected(req, error, organisationId);
+    // The identity provider being down is not the token's fault: a 401 would tell SDKs the
+    // credential is bad (they do not retry it); a 503 with retry-after says try again.
+    if (error.reason === 'jwks_unavailable')
+      throw new AppError(
+        503,
+        'server_error',
+        `the identity provider's signing keys could not be fetched (${error.message}): retry shortly`,
+        { code: 'service_unavailable', headers: { 'retry-after': String(JWKS_RETRY_AFTER_S) } },
+      );
     throw unauthorized(`invalid token: ${error.message}`);
   };
   let identity: Awaited<ReturnType<JwtVerifier['verify']>>;

@@ -146,4 +146,34 @@ describe('token authentication through the admin API', () => {
       await app.stop();
     }
   });
+
+  test('answers 503 with retry-after, not 401, while the identity provider cannot be reached', async ({
+    pg,
+    nats,
+  }) => {
+    const gone = await startJwksServer([key.jwk]);
+    await gone.close();
+    const { app } = startControlPlane(
+      { pg, nats },
+      { JWT_JWKS_URL: gone.url, JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
+    );
+    await app.start();
+    try {
+      const call = apiClient(`http://127.0.0.1:${app.ports.http}`, ADMIN_KEY);
+      const organisationId: string = (await call('get', '/organisation')).body.id;
+      const owner = await token({
+        sub: 'user-1',
+        organisation_id: organisationId,
+        role: 'owner',
+        scope: 'organisation.read',
+      });
+      const res = await call('get', '/organisation', { key: null, token: owner });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(res.body.error).toMatchObject({ code: 'service_unavailable', type: 'server_error' });
+      expect(res.body.error.message).toMatch(/identity provider/);
+    } finally {
+      await app.stop();
+    }
+  });
 });

@@ -5,7 +5,7 @@ import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { type JwtVerifier, TokenError, type TokenIdentity } from '@aigw/jwt-auth';
 import { ApiKeyType, EntityKind, EntityStatus } from '@aigw/proto';
-import { gatewayError } from '../errors.js';
+import { gatewayError, gatewayErrorWithHeaders } from '../errors.js';
 import { H } from '../request/service-headers.js';
 import type { EntityOf, Snapshot } from '../snapshot/index.js';
 import type { Identity } from './identity.js';
@@ -72,11 +72,21 @@ function apiKeyIdentity(snapshot: Snapshot, key: string): Identity {
   };
 }
 
+/** Seconds a client waits before retrying when the identity provider's key set is unreachable. */
+const JWKS_RETRY_AFTER_S = 5;
+
 async function tokenIdentity(snapshot: Snapshot, jwt: JwtVerifier, token: string): Promise<Identity> {
   let claims: TokenIdentity;
   try {
     claims = await jwt.verify(token);
   } catch (err) {
+    if (err instanceof TokenError && err.reason === 'jwks_unavailable') {
+      throw gatewayErrorWithHeaders(
+        'identity_provider_unavailable',
+        `the identity provider's signing keys could not be fetched (${err.message}): retry shortly`,
+        { 'retry-after': String(JWKS_RETRY_AFTER_S) },
+      );
+    }
     if (err instanceof TokenError) {
       throw gatewayError('invalid_token', `invalid token: ${err.message}`, { param: H.apiKey });
     }

@@ -135,4 +135,28 @@ describe('JWT in x-service-api-key', () => {
     const archived = await call(await token());
     expect([archived.status, await code(archived)]).toEqual([403, 'workspace_archived']);
   });
+
+  it('answers 503 with retry-after, not 401, while the identity provider cannot be reached', async () => {
+    // SDKs take a 401 for a bad key and do not retry; an identity provider outage is neither.
+    const gone = await startJwksServer([key.jwk]);
+    await gone.close();
+    const down = await startControlPlaneGateway([], {
+      JWT_JWKS_URL: gone.url,
+      JWT_ISSUER: ISSUER,
+      JWT_AUDIENCE: AUDIENCE,
+    });
+    try {
+      down.use([organisation(ORG), workspace(WS, ORG)]);
+      const res = await fetch(`${down.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-api-key': await token() },
+        body: JSON.stringify(chat),
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('5');
+      expect(await code(res)).toBe('identity_provider_unavailable');
+    } finally {
+      await down.close();
+    }
+  });
 });
