@@ -94,6 +94,7 @@ export const providerBody: Provider = {
   ],
   expiresAtMs: T0 + 365 * 86_400_000,
   tags: { owner: 'platform' },
+  credentialError: 'secret reference vault-openai could not be resolved within its refresh window',
 };
 
 export function entity(kind: EntityKind, id: string, version: number, body: Entity['body']): Entity {
