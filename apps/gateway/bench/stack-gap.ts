@@ -10,16 +10,15 @@
 // <dir>/stack, through cpu-prof-preload.cjs: compare them with profile-diff.ts and the printed CPU
 // per request); GAP_STACK_AOF=off stops the stack's redis-server writing its append-only file;
 // GAP_LIGHT_ON_STACK=1 points the light gateway at the stack's redis-server and nats-server;
-// GAP_LIGHT_STACK_SNAPSHOT=1 replaces it with a gateway cold-started from the stack gateway's snapshot.
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// GAP_LIGHT_STACK_SNAPSHOT=1 replaces it with a gateway of its own services on the stack's snapshot.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startLocalRedis } from '@aigw/testkit/services';
 import { startEnforcementGateway } from './enforcement-gateway.js';
-import { load, type Row, start, startBench, waitHttp } from './harness.js';
+import { load, type Row, startBench, waitHttp } from './harness.js';
 import { pinProxy } from './pinning.js';
 import { cpuMicrosOf } from './proc.js';
 import { startStackEnforcement } from './stack-enforcement.js';
@@ -70,10 +69,20 @@ const light = await startEnforcementGateway({
 });
 delete process.env.GAP_REDIS_URL;
 // GAP_LIGHT_STACK_SNAPSHOT=1: the light target is instead a gateway started like the light one (its
-// own redis-server, the bench's NATS, no control plane) from the stack gateway's own last-known-good
-// snapshot file and master key, called with the stack's key and provider: the stack's entities
-// without the stack's settings, services or gRPC stream.
-const copy = process.env.GAP_LIGHT_STACK_SNAPSHOT === '1' ? await startFromStackSnapshot() : undefined;
+// own redis-server, the bench's NATS) that takes its snapshot from the stack's control plane (the
+// stack gateway's token and master key), called with the stack's key and provider: the stack's
+// entities, loaded whole at startup, without the stack's services. (The stack gateway's own
+// last-known-good file will not do: it is written after full loads, so it predates the bench's
+// workspace, key and policies, which reached the gateway as changes.)
+const copy =
+  process.env.GAP_LIGHT_STACK_SNAPSHOT === '1'
+    ? await startFromStackSnapshot().catch(async (err: unknown) => {
+        await stack.stop();
+        await light.stop();
+        await bench.stop();
+        throw err;
+      })
+    : undefined;
 async function startFromStackSnapshot() {
   const environ = Object.fromEntries(
     readFileSync(`/proc/${stack.pid}/environ`, 'utf8')
@@ -82,38 +91,57 @@ async function startFromStackSnapshot() {
       .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
   );
   const dir = mkdtempSync(join(tmpdir(), 'aigw-bench-gap-'));
-  const lkg = join(dir, 'snapshot-v1.lkg');
-  copyFileSync(join(tmpdir(), `aigw-gateway-events-${environ.PORT}`, 'snapshot-v1.lkg'), lkg);
   const redis = await startLocalRedis();
   const port = await freePort();
-  const child = await start('gateway from the stack snapshot', [entry], {
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    NATS_URL: bench.nats.url,
-    REDIS_URL: redis.url,
-    CONTROL_PLANE_GRPC_URL: `127.0.0.1:${await freePort()}`,
-    SNAPSHOT_SERVICE_TOKEN: randomBytes(32).toString('base64'),
-    SNAPSHOT_GRPC_DEADLINE_MS: '1000',
-    SNAPSHOT_LKG_PATH: lkg,
-    MASTER_KEY: environ.MASTER_KEY ?? '',
-    CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
-    EVENT_SPOOL_DIR: join(dir, 'spool'),
+  // Not harness.start(): that waits for a first line of output, and this gateway has nothing to warn about.
+  const child = spawn(process.execPath, [entry], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      NATS_URL: bench.nats.url,
+      REDIS_URL: redis.url,
+      CONTROL_PLANE_GRPC_URL: environ.CONTROL_PLANE_GRPC_URL ?? '',
+      SNAPSHOT_SERVICE_TOKEN: environ.SNAPSHOT_SERVICE_TOKEN ?? '',
+      SNAPSHOT_LKG_PATH: join(dir, 'snapshot-v1.lkg'),
+      MASTER_KEY: environ.MASTER_KEY ?? '',
+      CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
+      EVENT_SPOOL_DIR: join(dir, 'spool'),
+    },
   });
-  await waitHttp(`http://127.0.0.1:${port}/readyz`);
+  const stop = async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitHttp(`http://127.0.0.1:${port}/readyz`);
+    // A refused request would make the figures meaningless.
+    const probe = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...stack.headers },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }] }),
+    });
+    const answer = await probe.text();
+    if (probe.status !== 200 || !probe.headers.get('x-ratelimit-limit-requests'))
+      throw new Error(`gateway from the stack snapshot: probe ${probe.status} ${answer}`);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   pinProxy(child.pid, 'the gateway from the stack snapshot');
   console.log(`gateway from the stack's snapshot: pid ${child.pid}`);
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     redisPid: redis.pid,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      await redis.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop,
   };
 }
 const lightRedisPid = copy ? (copy.redisPid ?? -1) : onStack ? stackRedisPid : (light.redisPid ?? -1);
