@@ -2,12 +2,13 @@
 // and virtual keys, i.e. provider rows holding their own credentials (migration 0017). Each owner says
 // how its row is read, locked and written, which workspaces it reaches (the references' workspace
 // restriction is checked against them), what gateways receive when it changes, and how it is audited;
-// secret-mappings.ts resolves, seals and refreshes for both through this one description.
+// secret-mappings.ts resolves, seals and refreshes for both through this one description. The
+// virtual key's owner lives with the providers (providers/virtual-key-secrets.ts), the list of both
+// with the secret references (secret-references/secret-owners.ts): providers depend on integrations,
+// never the other way.
 import type { Entity } from '@aigw/proto';
 import { type Kysely, sql } from 'kysely';
 import type { ControlDatabase, SecretMapping } from '../db/schema.js';
-import { type ProviderRow, providerEntity } from '../providers/providers.entity.js';
-import { virtualKeyEntity } from '../providers/virtual-keys.entity.js';
 import { type IntegrationRow, integrationEntity } from './integrations.entity.js';
 
 /** The workspaces a record reaches, for the workspace restriction of its references. */
@@ -57,7 +58,8 @@ export interface SecretOwner<Row extends MappedRow = MappedRow> {
   entities(row: Row): Entity[];
 }
 
-const bump = (at: Date | null) => (at ? { version: sql<number>`version + 1`, updated_at: at } : {});
+/** The columns a change moves when a resolution changed the credentials. */
+export const bump = (at: Date | null) => (at ? { version: sql<number>`version + 1`, updated_at: at } : {});
 
 export const INTEGRATION_SECRETS: SecretOwner<IntegrationRow> = {
   kind: 'integration',
@@ -80,34 +82,3 @@ export const INTEGRATION_SECRETS: SecretOwner<IntegrationRow> = {
   },
   entities: (row) => [integrationEntity(row)],
 };
-
-/** A virtual key reaches exactly its own workspace. */
-export function virtualKeyReach(workspaceId: string): Reach {
-  return { allow_all_workspaces: false, workspaces: [{ workspace_id: workspaceId, enabled: true }] };
-}
-
-export const VIRTUAL_KEY_SECRETS: SecretOwner<ProviderRow> = {
-  kind: 'provider',
-  table: 'providers',
-  resourceType: 'virtual_key',
-  auditAction: 'virtual_keys.secrets.resolve',
-  reach: (row) => virtualKeyReach(row.workspace_id),
-  workspaceId: (row) => row.workspace_id,
-  async find(db, id, forUpdate) {
-    const query = db.selectFrom('providers').selectAll().where('id', '=', id);
-    return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
-  },
-  write(db, id, set, bumped) {
-    return db
-      .updateTable('providers')
-      .set({ ...set, ...bump(bumped) })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-  // Both kinds, as every provider write announces them (providers.repository.ts).
-  entities: (row) => [providerEntity(row), virtualKeyEntity(row)],
-};
-
-/** Both owners, in the order sweeps and on-demand resolutions visit them. */
-export const SECRET_OWNERS: readonly SecretOwner[] = [INTEGRATION_SECRETS, VIRTUAL_KEY_SECRETS];

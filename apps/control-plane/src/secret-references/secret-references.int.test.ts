@@ -20,7 +20,7 @@ import {
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-import { createSecretRefreshWorker } from '../integrations/secret-refresh.worker.js';
+import { createSecretRefreshWorker } from './secret-refresh.worker.js';
 
 let fake: FakeSecretManagers;
 beforeAll(async () => {

@@ -19,9 +19,11 @@ import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { maskSecret } from '../integrations/credentials.js';
 import { ownersMapping, type RefreshOutcome, refreshOwner } from '../integrations/secret-mappings.js';
-import { INTEGRATION_SECRETS, SECRET_OWNERS, VIRTUAL_KEY_SECRETS } from '../integrations/secret-owners.js';
+import { INTEGRATION_SECRETS } from '../integrations/secret-owners.js';
 import { creatorOf } from '../providers/providers.repository.js';
+import { VIRTUAL_KEY_SECRETS } from '../providers/virtual-key-secrets.js';
 import { referenceAad } from '../secrets/secret-managers.js';
+import { SECRET_OWNERS } from './secret-owners.js';
 import {
   AUTH,
   createSecretReferenceBody,

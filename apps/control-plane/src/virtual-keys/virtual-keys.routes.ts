@@ -12,7 +12,6 @@ import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
 import { createdSecretColumns, updatedSecretColumns } from '../integrations/secret-mappings.js';
-import { VIRTUAL_KEY_SECRETS, virtualKeyReach } from '../integrations/secret-owners.js';
 import { changedColumns, limitColumns } from '../providers/providers.columns.js';
 import { showProviderUsage } from '../providers/providers.entity.js';
 import {
@@ -23,6 +22,7 @@ import {
   listProviders,
   updateProvider,
 } from '../providers/providers.repository.js';
+import { VIRTUAL_KEY_SECRETS, virtualKeyReach } from '../providers/virtual-key-secrets.js';
 import { virtualKeyToApi } from '../providers/virtual-keys.entity.js';
 import {
   createVirtualKeyBody,

@@ -23,7 +23,7 @@ import {
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-import { createSecretRefreshWorker } from '../integrations/secret-refresh.worker.js';
+import { createSecretRefreshWorker } from '../secret-references/secret-refresh.worker.js';
 
 let fake: FakeSecretManagers;
 beforeAll(async () => {

@@ -5,8 +5,8 @@
 import type { Logger } from '@aigw/runtime';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
+import { dueOwners, type RefreshOutcome, refreshOwner } from '../integrations/secret-mappings.js';
 import type { SecretDeps } from '../secrets/secret-managers.js';
-import { dueOwners, type RefreshOutcome, refreshOwner } from './secret-mappings.js';
 import { SECRET_OWNERS } from './secret-owners.js';
 
 export interface SecretRefreshWorkerDeps extends SecretDeps {
