@@ -52,6 +52,12 @@ export interface EventPublisherOptions {
 export interface EventPublisher {
   /** Synchronous, never throws, never waits: safe on the response path. */
   publish(event: RequestEvent | LazyRequestEvent): void;
+  /**
+   * Calls `done` once every event published so far is on disk (page cache) or will never be: in
+   * the journal (after this turn's one write), in the spool (after its pending write), or dropped.
+   * The pipeline holds a response's last bytes until then (pipeline/completion-hold.ts).
+   */
+  whenKept(done: () => void): void;
   /** Waits (at most timeoutMs) for live publishes to settle and spool writes to reach the disk. */
   flush(timeoutMs: number): Promise<void>;
   /** Flushes, spools what is still unacked, and stops; later events go nowhere (counted as dropped). */
@@ -94,6 +100,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   /** Events handed off by publish(), not yet built, encoded and journaled (this turn's). */
   let handOff: (RequestEvent | LazyRequestEvent)[] = [];
   let journalScheduled = false;
+  /** whenKept() callbacks waiting for this turn's journal write. */
+  let keptWaiters: (() => void)[] = [];
   /** Journaled chunks lingering for a batch, and their events. */
   let chunks: Chunk[] = [];
   let chunkEvents = 0;
@@ -211,6 +219,19 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     }
     if (chunkEvents >= MAX_BATCH_EVENTS) pump();
     else if (chunkEvents > 0) pumpTimer ??= setTimeout(pump, lingerMs);
+    if (keptWaiters.length > 0) {
+      const waiters = keptWaiters;
+      keptWaiters = [];
+      // Events of this turn that went to the spool instead (NATS down, cap reached) are kept once
+      // its write is done.
+      const spooled = spool.written();
+      for (const done of waiters) runKept(done, spooled);
+    }
+  }
+
+  function runKept(done: () => void, spooled: Promise<void> | undefined): void {
+    if (spooled) void spooled.then(done);
+    else done();
   }
 
   // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
@@ -321,6 +342,11 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         counters.countDropped('encode_error');
         dropLog.note('encode_error', errorMessage(err));
       }
+    },
+
+    whenKept(done) {
+      if (journalScheduled) keptWaiters.push(done);
+      else runKept(done, spool.written());
     },
 
     async flush(flushTimeoutMs) {
