@@ -153,7 +153,10 @@ describe('completion hold', () => {
       res.writeHead(200, { 'content-length': String(body.length) });
       res.end(body);
       // Released in reverse: the second answer must still come after the first.
-      if (holds.length === 2) setTimeout(() => holds.reverse().forEach((h) => h.release()), 20);
+      if (holds.length === 2)
+        setTimeout(() => {
+          for (const h of holds.reverse()) h.release();
+        }, 20);
     });
     const text = await exchange(port, GET + GET, (t) => t.includes('answer-2'));
     expect(text.indexOf('answer-1')).toBeGreaterThan(0);
