@@ -3,6 +3,8 @@
 // bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
 // Events are written to the journal (journal.ts) in the turn their requests completed, before they
 // linger for a batch: a process killed meanwhile leaves them for the next start to replay.
+// whenKept tells the pipeline when that write is done: each response's completing bytes wait for
+// it (pipeline/completion-hold.ts).
 
 import type { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
@@ -237,8 +239,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
   // write, then a PubAck to read), so that happens here, once per batch, not per event and not
   // inside the caller's publish(). So does the protobuf encoding: a whole batch in one pass into
-  // one buffer. Lingering costs nothing on the response path: events are published after their
-  // response is complete.
+  // one buffer. Lingering costs nothing on the response path: a response waits for its event's
+  // journal write (whenKept), never for its batch.
   // Journaled chunks are joined into batches: RequestEventBatch frames concatenate into one
   // (repeated `events` append, `schema_version` is the same), so nothing is encoded twice.
   function pump(): void {

@@ -10,7 +10,7 @@
 // MCP requests (`/v1/mcp/<slug>`) run the same stages with their own route (the MCP server, its
 // user access, mcp-route.ts) and call (a relay of MCP Streamable HTTP, call-mcp.ts with src/mcp/).
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
-// publishes. Adding a stage or a request kind touches this file and the stage's own module.
+// publishes. Every answer's completing bytes wait until its event is kept (completion-hold.ts). Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@aigw/runtime';
