@@ -40,6 +40,8 @@ function exchange(
       }
     });
     socket.on('error', reject);
+    // Resolved already when complete; otherwise the connection went before the answer did.
+    socket.on('close', () => reject(new Error(`closed before the answer was complete: ${text}`)));
   });
 }
 
@@ -161,6 +163,23 @@ describe('completion hold', () => {
     const text = await exchange(port, GET + GET, (t) => t.includes('answer-2'));
     expect(text.indexOf('answer-1')).toBeGreaterThan(0);
     expect(text.indexOf('answer-2')).toBeGreaterThan(text.indexOf('answer-1'));
+  });
+
+  test('a drain (server.close() destroying idle connections) waits for held bytes', async () => {
+    let held: CompletionHold | undefined;
+    const port = await serve((_req, res, hold) => {
+      res.once('close', () => {
+        held = hold;
+        // node:http sees the connection idle now: close() destroys it.
+        server?.close();
+        setTimeout(() => hold.release(), 20);
+      });
+      res.writeHead(200, { 'content-length': '7' });
+      res.end('drained');
+    });
+    const text = await exchange(port, GET, (t) => t.endsWith('drained'));
+    expect(held).toBeDefined();
+    expect(text).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 
   test('a client that left while its answer was held: nothing reached its socket, release throws nothing and the connection closes', async () => {

@@ -42,8 +42,11 @@ interface SocketHold {
   queue: unknown[];
   /** node:http ended the connection while bytes were held: end it after them. */
   endPending: boolean;
+  /** The connection was destroyed without an error (an idle close) while bytes were held. */
+  destroyPending: boolean;
   readonly write: (...args: unknown[]) => boolean;
   readonly end: (...args: unknown[]) => Socket;
+  readonly destroy: (err?: Error) => Socket;
 }
 
 interface HeldSocket extends Socket {
@@ -131,11 +134,14 @@ function wrapSocket(socket: HeldSocket): void {
     holds: 0,
     queue: [],
     endPending: false,
+    destroyPending: false,
     write: socket.write as SocketHold['write'],
     end: socket.end as SocketHold['end'],
+    destroy: socket.destroy as SocketHold['destroy'],
   };
   socket.write = socketWrite as never;
   socket.end = socketEnd as never;
+  socket.destroy = socketDestroy as never;
 }
 
 function socketWrite(this: HeldSocket, data: unknown, encoding?: unknown, callback?: unknown): boolean {
@@ -166,6 +172,16 @@ function socketEnd(this: HeldSocket, ...args: unknown[]): Socket {
   return this;
 }
 
+// node:http sees a held response as finished, so its connection as idle: server.close() (a drain)
+// destroys idle connections. Without an error that waits for the held bytes, then ends the
+// connection after them; with one (the client is gone) it happens at once.
+function socketDestroy(this: HeldSocket, err?: Error): Socket {
+  const state = this[SOCKET_HOLD];
+  if (state.holds === 0 || err) return state.destroy.call(this, err);
+  state.destroyPending = true;
+  return this;
+}
+
 function release(hold: Hold): void {
   if (hold.released) return;
   hold.released = true;
@@ -186,7 +202,13 @@ function release(hold: Hold): void {
     else state.write.call(socket, queue[i], encoding);
   }
   if (queue.length > 2) socket.uncork();
-  if (state.endPending) {
+  if (state.destroyPending) {
+    state.destroyPending = false;
+    state.endPending = false;
+    state.end.call(socket);
+    if (socket.writableFinished) state.destroy.call(socket);
+    else socket.once('finish', () => state.destroy.call(socket));
+  } else if (state.endPending) {
     state.endPending = false;
     state.end.call(socket);
   }
