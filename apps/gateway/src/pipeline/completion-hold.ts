@@ -25,6 +25,8 @@ interface Hold {
   bytes: number;
   /** The socket whose queue holds this response's bytes (counted in its `holds`). */
   socket: HeldSocket | undefined;
+  /** The socket armed for this response's completing bytes. */
+  armed: HeldSocket | undefined;
 }
 
 /** node:http's own fields, read to know where the answer completes (stable since node 0.x). */
@@ -44,6 +46,8 @@ interface SocketHold {
   endPending: boolean;
   /** The connection was destroyed without an error (an idle close) while bytes were held. */
   destroyPending: boolean;
+  /** The wrappers are installed (only while a response completes or bytes are held). */
+  armed: boolean;
   readonly write: (...args: unknown[]) => boolean;
   readonly end: (...args: unknown[]) => Socket;
   readonly destroy: (err?: Error) => Socket;
@@ -60,16 +64,12 @@ export interface CompletionHold {
 }
 
 /**
- * Holds `res`'s completing bytes until `release()`. The response must be this request's own (the
- * pipeline calls it first); pipelined responses on the connection queue behind held bytes.
+ * Holds `res`'s completing bytes until `release()`. Call before anything is written; pipelined
+ * responses on the connection queue behind held bytes.
  */
 export function holdCompletion(res: ServerResponse): CompletionHold {
-  const socket = res.socket as HeldSocket | null;
-  // No socket: a pipelined request answered after an earlier one on its connection, whose hold
-  // already wrapped the socket; or a response without a connection (never held).
-  if (socket && socket[SOCKET_HOLD] === undefined) wrapSocket(socket);
   const held = res as HeldResponse;
-  const hold: Hold = { capturing: false, released: false, bytes: 0, socket: undefined };
+  const hold: Hold = { capturing: false, released: false, bytes: 0, socket: undefined, armed: undefined };
   held[HOLD] = hold;
   held.write = heldWrite as never;
   held.end = heldEnd as never;
@@ -94,22 +94,41 @@ export function keptPublish(
 const write = ServerResponse.prototype.write;
 const end = ServerResponse.prototype.end;
 
-function heldWrite(this: HeldResponse, ...args: Parameters<ServerResponse['write']>): boolean {
+// Explicit parameters, not rest ones: this may run for every chunk of a stream.
+function heldWrite(this: HeldResponse, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
   const hold = this[HOLD];
   if (!hold.capturing && !hold.released) {
     const declared = declaredLength(this);
     if (declared !== undefined) {
-      hold.bytes += byteLength(args[0], args[1]);
-      if (hold.bytes >= declared) hold.capturing = true;
+      hold.bytes += byteLength(chunk, encoding);
+      if (hold.bytes >= declared) capture(this, hold);
+    } else if (this._header !== null && this._header !== undefined) {
+      // Chunked (or ended by the connection's close): only end() completes it, so the stream's
+      // further chunks skip this wrapper.
+      this.write = write;
     }
   }
-  return write.apply(this, args);
+  return write.call(this, chunk, encoding as BufferEncoding, callback as never);
 }
 
-function heldEnd(this: HeldResponse, ...args: Parameters<ServerResponse['end']>): ServerResponse {
+function heldEnd(
+  this: HeldResponse,
+  chunk?: unknown,
+  encoding?: unknown,
+  callback?: unknown,
+): ServerResponse {
   const hold = this[HOLD];
-  if (!hold.released) hold.capturing = true;
-  return end.apply(this, args as never) as ServerResponse;
+  if (!hold.released && !hold.capturing) capture(this, hold);
+  return end.call(this, chunk, encoding as BufferEncoding, callback as never) as ServerResponse;
+}
+
+/** From now on the response's socket writes are queued: its socket is armed (at once, or once it
+ * has one: a pipelined response gets it when the answers before it are done). */
+function capture(res: HeldResponse, hold: Hold): void {
+  hold.capturing = true;
+  const socket = res.socket as HeldSocket | null;
+  if (socket) arm(socket, hold);
+  else res.once('socket', (s: HeldSocket) => arm(s, hold));
 }
 
 /** The body length the head declares, undefined for a chunked (or close-delimited) answer. */
@@ -129,19 +148,37 @@ function byteLength(chunk: unknown, encoding: unknown): number {
   return (chunk as Uint8Array | null)?.byteLength ?? 0;
 }
 
-function wrapSocket(socket: HeldSocket): void {
-  socket[SOCKET_HOLD] = {
-    holds: 0,
-    queue: [],
-    endPending: false,
-    destroyPending: false,
-    write: socket.write as SocketHold['write'],
-    end: socket.end as SocketHold['end'],
-    destroy: socket.destroy as SocketHold['destroy'],
-  };
+// The wrappers are own properties swapped in and out (never deleted: that would slow every later
+// property read of the socket), so a stream's chunks and idle connections pay nothing.
+function arm(socket: HeldSocket, hold: Hold): void {
+  if (hold.released) return;
+  hold.armed = socket;
+  let state = socket[SOCKET_HOLD];
+  if (state === undefined) {
+    state = {
+      holds: 0,
+      queue: [],
+      endPending: false,
+      destroyPending: false,
+      armed: false,
+      write: socket.write as SocketHold['write'],
+      end: socket.end as SocketHold['end'],
+      destroy: socket.destroy as SocketHold['destroy'],
+    };
+    socket[SOCKET_HOLD] = state;
+  }
+  if (state.armed) return;
+  state.armed = true;
   socket.write = socketWrite as never;
   socket.end = socketEnd as never;
   socket.destroy = socketDestroy as never;
+}
+
+function disarm(socket: HeldSocket, state: SocketHold): void {
+  state.armed = false;
+  socket.write = state.write as never;
+  socket.end = state.end as never;
+  socket.destroy = state.destroy as never;
 }
 
 function socketWrite(this: HeldSocket, data: unknown, encoding?: unknown, callback?: unknown): boolean {
@@ -186,11 +223,13 @@ function release(hold: Hold): void {
   if (hold.released) return;
   hold.released = true;
   hold.capturing = false;
-  const socket = hold.socket;
+  const socket = hold.socket ?? hold.armed;
   if (socket === undefined) return;
   const state = socket[SOCKET_HOLD];
-  state.holds--;
+  if (hold.socket !== undefined) state.holds--;
   if (state.holds > 0) return;
+  // Nothing held on this connection any more: its writes go straight out again.
+  if (state.armed) disarm(socket, state);
   const queue = state.queue;
   state.queue = [];
   // A client that left meanwhile: nothing to send it.
