@@ -180,6 +180,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         publish: telemetryEnabled()
           ? publishWithTraceParent((event) => publisher.publish(event))
           : (event) => publisher.publish(event),
+        whenKept: (done) => publisher.whenKept(done),
         instanceId,
         log,
         redis,

@@ -2,8 +2,8 @@
 // 4, 5 and 8: a few hundred requests through the demo provider, the gateway SIGKILLed in the turn
 // of its 150th answer (the events of the last answers still waiting for a batch), the stack
 // restarting it. While the new gateway starts a valid key is never answered 401, and the control
-// plane and logger keep running (items 5, 8). Every request answered 200 before the kill should be
-// logged once (item 4): that test is SKIPPED because it does not hold yet (see it below).
+// plane and logger keep running (items 5, 8). Every request answered 200 before the kill is logged
+// once (item 4): a response's completing bytes wait until its event is in the journal.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,12 +191,7 @@ describe('pnpm start under a fault', () => {
     }
   });
 
-  // SKIPPED, issue 23 item 4 does not hold (audit 2026-11-27): the journal is written in a
-  // setImmediate after settleAndPublish, which runs after the response's last bytes have left, so
-  // a client can hold a 200 whose event was never written. In 6 runs of this test 3 lost answered
-  // events (5, 8 and 1 of about 150: always the last answers before the kill). Un-skip once the
-  // event is journaled before (or as) the response completes.
-  test.skip('every request answered 200 before a SIGKILL is logged, exactly once', {
+  test('every request answered 200 before a SIGKILL is logged, exactly once', {
     timeout: 180_000,
   }, async ({ pg, redis, nats }) => {
     const killed = await killGatewayUnderLoad({ pg, redis, nats });

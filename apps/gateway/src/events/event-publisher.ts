@@ -3,6 +3,8 @@
 // bounded local file whenever NATS cannot take them and replaying them, unchanged, when it can.
 // Events are written to the journal (journal.ts) in the turn their requests completed, before they
 // linger for a batch: a process killed meanwhile leaves them for the next start to replay.
+// whenKept tells the pipeline when that write is done: each response's completing bytes wait for
+// it (pipeline/completion-hold.ts).
 
 import type { RequestEvent } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
@@ -52,6 +54,12 @@ export interface EventPublisherOptions {
 export interface EventPublisher {
   /** Synchronous, never throws, never waits: safe on the response path. */
   publish(event: RequestEvent | LazyRequestEvent): void;
+  /**
+   * Calls `done` once every event published so far is on disk (page cache) or will never be: in
+   * the journal (after this turn's one write), in the spool (after its pending write), or dropped.
+   * The pipeline holds a response's last bytes until then (pipeline/completion-hold.ts).
+   */
+  whenKept(done: () => void): void;
   /** Waits (at most timeoutMs) for live publishes to settle and spool writes to reach the disk. */
   flush(timeoutMs: number): Promise<void>;
   /** Flushes, spools what is still unacked, and stops; later events go nowhere (counted as dropped). */
@@ -94,6 +102,8 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
   /** Events handed off by publish(), not yet built, encoded and journaled (this turn's). */
   let handOff: (RequestEvent | LazyRequestEvent)[] = [];
   let journalScheduled = false;
+  /** whenKept() callbacks waiting for this turn's journal write. */
+  let keptWaiters: (() => void)[] = [];
   /** Journaled chunks lingering for a batch, and their events. */
   let chunks: Chunk[] = [];
   let chunkEvents = 0;
@@ -211,13 +221,26 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
     }
     if (chunkEvents >= MAX_BATCH_EVENTS) pump();
     else if (chunkEvents > 0) pumpTimer ??= setTimeout(pump, lingerMs);
+    if (keptWaiters.length > 0) {
+      const waiters = keptWaiters;
+      keptWaiters = [];
+      // Events of this turn that went to the spool instead (NATS down, cap reached) are kept once
+      // its write is done.
+      const spooled = spool.written();
+      for (const done of waiters) runKept(done, spooled);
+    }
+  }
+
+  function runKept(done: () => void, spooled: Promise<void> | undefined): void {
+    if (spooled) void spooled.then(done);
+    else done();
   }
 
   // nats.js spends tens of microseconds starting a request (headers, reply mux, timer, a socket
   // write, then a PubAck to read), so that happens here, once per batch, not per event and not
   // inside the caller's publish(). So does the protobuf encoding: a whole batch in one pass into
-  // one buffer. Lingering costs nothing on the response path: events are published after their
-  // response is complete.
+  // one buffer. Lingering costs nothing on the response path: a response waits for its event's
+  // journal write (whenKept), never for its batch.
   // Journaled chunks are joined into batches: RequestEventBatch frames concatenate into one
   // (repeated `events` append, `schema_version` is the same), so nothing is encoded twice.
   function pump(): void {
@@ -321,6 +344,11 @@ export function createEventPublisher(options: EventPublisherOptions): EventPubli
         counters.countDropped('encode_error');
         dropLog.note('encode_error', errorMessage(err));
       }
+    },
+
+    whenKept(done) {
+      if (journalScheduled) keptWaiters.push(done);
+      else runKept(done, spool.written());
     },
 
     async flush(flushTimeoutMs) {

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { appendFile, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -200,6 +201,45 @@ describe('request event publisher', () => {
     const stored = await storedEvents(nats.js, nats.jsm, stream);
     expect(stored.map(({ event }) => event.id).sort()).toEqual(sent.map((event) => event.id).sort());
     await publisher.close(5_000);
+  });
+
+  test('whenKept calls back once the published events are on disk: journal with NATS up, spool with it down', async ({
+    nats,
+  }) => {
+    const subject = nats.subject('kept');
+    await addStream(nats.jsm, nats.stream('KEPT'), subject);
+    /** What the journal and spool files hold: read in the callback, synchronously. */
+    const onDisk = (dir: string) =>
+      readdirSync(dir)
+        .map((name) => readFileSync(join(dir, name)).toString('latin1'))
+        .join('');
+    for (const nc of [nats.nc, down]) {
+      const spoolDir = await dir();
+      const publisher = createEventPublisher(publisherOptions({ nc, subject, spoolDir, lingerMs: 60_000 }));
+      const events = [sampleEvent(1), sampleEvent(2)];
+      for (const event of events) publisher.publish(event);
+      let called = false;
+      const kept = new Promise<string>((resolve) =>
+        publisher.whenKept(() => {
+          called = true;
+          resolve(onDisk(spoolDir));
+        }),
+      );
+      // Not before the write: the journal's comes at the end of the turn, the spool's later.
+      expect(called).toBe(false);
+      const files = await kept;
+      for (const event of events) expect(files).toContain(event.id);
+      await publisher.close(2_000);
+    }
+    // Nothing to wait for: NATS not configured drops the event, and the callback runs at once.
+    const none = createEventPublisher(publisherOptions({ nc: undefined, subject, spoolDir: await dir() }));
+    none.publish(sampleEvent(3));
+    let at = false;
+    none.whenKept(() => {
+      at = true;
+    });
+    expect(at).toBe(true);
+    await none.close(1_000);
   });
 
   test('drops and counts events when NATS is not configured', async () => {

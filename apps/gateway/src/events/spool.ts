@@ -71,6 +71,14 @@ export class Spool {
     return this.diskBytes + this.bufferedBytes;
   }
 
+  /**
+   * Settles once every record appended so far is written (or its write failed); undefined when
+   * none is waiting. Unlike idle(), later appends do not move it on.
+   */
+  written(): Promise<void> | undefined {
+    return this.bufferedBytes > 0 ? this.chain : undefined;
+  }
+
   hasRecords(): boolean {
     return this.sealed.length > 0 || this.active !== undefined || this.bufferedBytes > 0;
   }

@@ -10,7 +10,7 @@
 // MCP requests (`/v1/mcp/<slug>`) run the same stages with their own route (the MCP server, its
 // user access, mcp-route.ts) and call (a relay of MCP Streamable HTTP, call-mcp.ts with src/mcp/).
 // A failure in any stage is answered by the one error writer (errors.ts) and still settles and
-// publishes. Adding a stage or a request kind touches this file and the stage's own module.
+// publishes. Every answer's completing bytes wait until its event is kept (completion-hold.ts). Adding a stage or a request kind touches this file and the stage's own module.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@aigw/runtime';
@@ -29,6 +29,7 @@ import { authorise } from './authorise.js';
 import { callConfig } from './call-config.js';
 import { callMcp, readMcpBody } from './call-mcp.js';
 import { callUpstream } from './call-upstream.js';
+import { holdCompletion, keptPublish } from './completion-hold.js';
 import { identify } from './identify.js';
 import { MCP_PROVIDER, resolveMcpRoute } from './mcp-route.js';
 import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from './prompt-stage.js';
@@ -43,6 +44,11 @@ export interface PipelineDeps {
   readonly config: GatewayConfig;
   /** Takes the event as a function: the publisher builds it off the request path, in a batch. */
   readonly publish: Publish;
+  /**
+   * Calls `done` once the events published so far are kept on disk (the publisher's whenKept).
+   * With it, each response's completing bytes wait for its event (completion-hold.ts).
+   */
+  readonly whenKept?: ((done: () => void) => void) | undefined;
   readonly instanceId: string;
   readonly log: Logger;
   /** Response cache storage shared by replicas (configs with `cache`); in-process without it. */
@@ -129,6 +135,8 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
         captureLimit,
         captureBodies,
       );
+      // Before any stage can answer: the answer completes only once its event is kept.
+      const hold = deps.whenKept && holdCompletion(res);
       const prompt = mcpRequest ? undefined : promptReference(req.method, base.path);
       // A prompt completion goes upstream as chat completions; its event keeps the path it came on.
       const ctx: RequestContext =
@@ -157,7 +165,13 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
         // Drain an unread body so the connection can be reused.
         if (!req.readableEnded) req.resume();
       }
-      settleAndPublish(ctx, deps.publish);
+      if (!hold) return settleAndPublish(ctx, deps.publish);
+      try {
+        settleAndPublish(ctx, keptPublish(deps.publish, deps.whenKept as (done: () => void) => void, hold));
+      } catch (err) {
+        hold.release();
+        throw err;
+      }
     },
 
     async upgrade(req, socket, head) {
