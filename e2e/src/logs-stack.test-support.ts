@@ -87,6 +87,11 @@ export async function startLogsStack(
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
       REQUEST_EVENTS_SUBJECT: `${nats.prefix}.aigw.requests.v1`,
       EVENT_SPOOL_DIR: mkdtempSync(join(tmpdir(), 'aigw-logs-e2e-spool-')),
+      // These stacks test limits against a healthy Redis: on a loaded test machine one Redis answer
+      // can take longer than the production deadline (100 ms), and the decision would then be the
+      // local fallback's (seen once: a budget test admitting after its 412). The fallback has its
+      // own tests (limits/redis-down, budget-reconcile), which set the deadline they need.
+      LIMITS_REDIS_TIMEOUT_MS: '2000',
       ...gatewayEnv,
     }),
   );
