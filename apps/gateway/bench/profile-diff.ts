@@ -6,25 +6,7 @@
 // Usage: tsx bench/profile-diff.ts <a.cpuprofile> <a µs/req> <b.cpuprofile> <b µs/req> [top]
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
-
-function area(url: string): string {
-  if (url === '') return '(native/vm)';
-  if (url.startsWith('node:')) return url.replace(/^node:internal\/|^node:/, 'node:');
-  const pkg = url.match(/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/);
-  if (pkg) return pkg[1] ?? url;
-  const own = url.match(/\/(apps|packages)\/([^/]+)\//);
-  return own ? `${own[1]}/${own[2]}` : url;
-}
-
-const isOwn = (url: string) =>
-  url !== '' && !url.startsWith('node:') && !url.includes('/node_modules/') && !url.startsWith('wasm:');
+import { area, isOwn, type ProfileNode } from './profile-summary.js';
 
 const label = (n: ProfileNode) =>
   `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(apps|packages|node_modules)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
@@ -18,7 +18,7 @@ interface Profile {
   samples?: number[];
 }
 
-function area(url: string): string {
+export function area(url: string): string {
   if (url === '') return '(native/vm)';
   if (url.startsWith('node:')) return url.replace(/^node:internal\/|^node:/, 'node:');
   const pkg = url.match(/node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/);
@@ -28,7 +28,7 @@ function area(url: string): string {
 }
 
 /** The project's code (sources, a build of them, the bench), not node's nor a dependency's. */
-const isOwn = (url: string) =>
+export const isOwn = (url: string) =>
   url !== '' && !url.startsWith('node:') && !url.includes('/node_modules/') && !url.startsWith('wasm:');
 
 const label = (n: ProfileNode) =>
