@@ -93,6 +93,11 @@ const CODES = {
   virtual_key_rate_limited: { status: 429, type: 'rate_limit_error' },
   /** What is left of a budget is reserved by requests in flight (`retry-after`). */
   usage_limit_in_flight: { status: 429, type: 'rate_limit_error' },
+  /**
+   * A config's guardrail with `deny` failed: the envelope plus `hook_results`
+   * (guardrails/response-body.ts; written by the config relay, which also keeps it in the event).
+   */
+  guardrail_denied: { status: 446, type: 'guardrail_error' },
   upstream_unreachable: { status: 502, type: 'upstream_error' },
   /** Control-plane mode: no snapshot is loaded yet (starting up), so no key can be checked (`retry-after`). */
   snapshot_not_loaded: { status: 503, type: 'server_error' },
@@ -107,6 +112,11 @@ const CODES = {
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type GatewayErrorCode = keyof typeof CODES;
+
+/** The status a code is answered with. */
+export function gatewayErrorStatus(code: GatewayErrorCode): number {
+  return CODES[code].status;
+}
 
 export function gatewayError(
   code: GatewayErrorCode,

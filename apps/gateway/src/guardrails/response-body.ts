@@ -1,9 +1,9 @@
 // What a client sees of guardrail results: 446 with the error envelope when denied, 246 with the
 // provider's body when a guardrail failed without deny; both carry Portkey-style `hook_results`.
-import { GATEWAY_ERROR_HEADER } from '../errors.js';
+import { GATEWAY_ERROR_HEADER, gatewayError, gatewayErrorStatus } from '../errors.js';
 import type { CheckResult, GuardrailOutcome, GuardrailResult } from './types.js';
 
-export const GUARDRAIL_DENIED_STATUS = 446;
+export const GUARDRAIL_DENIED_STATUS: number = gatewayErrorStatus('guardrail_denied');
 export const GUARDRAIL_FAILED_STATUS = 246;
 /** A 446 is the gateway's own answer, like every gateway-made error. */
 export const GUARDRAIL_DENIED_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -96,13 +96,12 @@ export function guardrailResponseBody(
   providerBody?: unknown,
 ): Record<string, unknown> | undefined {
   if (denied(outcomes)) {
+    // The gateway's one error envelope (errors.ts), with the checks that failed beside it.
     return {
-      error: {
-        message: 'The request was denied by a guardrail; see hook_results for the checks that failed.',
-        type: 'guardrail_error',
-        code: 'guardrail_denied',
-        param: null,
-      },
+      ...gatewayError(
+        'guardrail_denied',
+        'The request was denied by a guardrail; see hook_results for the checks that failed.',
+      ).toBody(),
       hook_results: hookResults(outcomes),
     };
   }
