@@ -36,8 +36,8 @@ import {
 import { integrationWorkspaceRoutes } from './integrations.workspaces.routes.js';
 import { parseOptions } from './options.js';
 import type { AiProvider } from './provider-types.js';
-import { createdSecretColumns, updatedSecretColumns } from './secret-mappings.js';
 import { INTEGRATION_SECRETS } from './secret-owners.js';
+import { createdSecretColumns, updatedSecretColumns } from './secret-write-columns.js';
 
 const TAG = 'Integrations';
 

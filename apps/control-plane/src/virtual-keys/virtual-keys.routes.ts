@@ -11,7 +11,7 @@ import { credentialColumns } from '../integrations/credentials.seal.js';
 import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
-import { createdSecretColumns, updatedSecretColumns } from '../integrations/secret-mappings.js';
+import { createdSecretColumns, updatedSecretColumns } from '../integrations/secret-write-columns.js';
 import { changedColumns, limitColumns } from '../providers/providers.columns.js';
 import { showProviderUsage } from '../providers/providers.entity.js';
 import {
