@@ -1,18 +1,10 @@
-// Secret references end to end on Postgres and NATS, with Vault and AWS Secrets Manager simulated
-// over their HTTP APIs: owners and admins only; manager credentials sealed and masked; integrations
-// that map credential fields to references get the resolved value sealed, re-resolved on demand and
-// by the refresher (a rotated secret reaches the snapshot), and withheld once resolution has failed
-// past the refresh window; no secret in a response or an audit row.
-import { openDatabase } from '@aigw/db';
 import { AuditOutcome, type Entity, EntityKind } from '@aigw/proto';
-import { createLogger } from '@aigw/runtime';
 import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
 import { type FakeSecretManagers, startFakeSecretManagers } from '@aigw/testkit/secret-managers';
-import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { MASTER_KEY, test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
 import { otherOrganisation } from '../access/access.test-support.js';
-import { type ControlDatabase, SCHEMA } from '../db/schema.js';
 import {
   adminKeyWithout,
   entityChanges,
@@ -20,7 +12,7 @@ import {
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-import { createSecretRefreshWorker } from './secret-refresh.worker.js';
+import { testRefreshWorker } from './secret-refresh.test-support.js';
 
 let fake: FakeSecretManagers;
 beforeAll(async () => {
@@ -308,21 +300,7 @@ describe('secret references', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id;
-    const database = await openDatabase<ControlDatabase>({
-      url: pg.url,
-      schema: SCHEMA,
-      applicationName: 'refresh-test',
-    });
-    onTestFinished(() => database.close());
-    const worker = createSecretRefreshWorker({
-      db: database.db,
-      log: createLogger({ app: 'test', level: 'silent' }),
-      intervalMs: 60_000,
-      auditEnabled: true,
-      masterKey: parseMasterKey(MASTER_KEY),
-      env: new Map(),
-      timeoutMs: 2000,
-    });
+    const worker = await testRefreshWorker(pg.url, 'refresh-test');
     const start = Date.now();
     const at = (seconds: number) => new Date(start + seconds * 1000);
 

@@ -1,19 +1,10 @@
-// Virtual keys whose credentials come from secret references, on Postgres and NATS with Vault
-// simulated over its HTTP API: the mapped value is resolved at once and sealed for the key (AAD
-// `provider:<id>`), published as PROVIDER and VIRTUAL_KEY changes; a reference that is unknown, does
-// not resolve or does not allow the key's workspace is refused with nothing written; rotation is
-// picked up on demand and by the refresher, failures withhold the credentials past the window; audit
-// records name what happened without any secret.
-import { openDatabase } from '@aigw/db';
 import { AuditOutcome, type Entity, EntityKind } from '@aigw/proto';
-import { createLogger } from '@aigw/runtime';
 import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
 import { type FakeSecretManagers, startFakeSecretManagers } from '@aigw/testkit/secret-managers';
 import type pg from 'pg';
-import { afterAll, beforeAll, describe, expect, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { type ControlPlaneFixture, MASTER_KEY, test } from '../../test/harness.js';
 import { auditEvents, changeEvents } from '../../test/outbox-rows.js';
-import { type ControlDatabase, SCHEMA } from '../db/schema.js';
 import {
   createIntegration,
   entityChanges,
@@ -23,7 +14,7 @@ import {
   serviceKey,
   workspace,
 } from '../integrations/integrations.test-support.js';
-import { createSecretRefreshWorker } from '../secret-references/secret-refresh.worker.js';
+import { testRefreshWorker } from '../secret-references/secret-refresh.test-support.js';
 
 let fake: FakeSecretManagers;
 beforeAll(async () => {
@@ -284,21 +275,7 @@ describe('virtual keys with secret_mappings', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id;
-    const database = await openDatabase<ControlDatabase>({
-      url: pg.url,
-      schema: SCHEMA,
-      applicationName: 'vk-refresh-test',
-    });
-    onTestFinished(() => database.close());
-    const worker = createSecretRefreshWorker({
-      db: database.db,
-      log: createLogger({ app: 'test', level: 'silent' }),
-      intervalMs: 60_000,
-      auditEnabled: true,
-      masterKey: parseMasterKey(MASTER_KEY),
-      env: new Map(),
-      timeoutMs: 2000,
-    });
+    const worker = await testRefreshWorker(pg.url, 'vk-refresh-test');
     const start = Date.now();
     const at = (seconds: number) => new Date(start + seconds * 1000);
     const mine = (outcomes: { id: string }[]) => outcomes.find((o) => o.id === id);
