@@ -4,6 +4,7 @@
 //   PROFILE_SCENARIO=json|stream PROFILE_CONNECTIONS=32 PROFILE_DURATION_S=6 PROFILE_ROUNDS=3 \
 //   [PROFILE_DIR=/tmp/prof] [PROFILE_BARE_DIR=/tmp/bare] [BENCH_NO_EVENTS=1]
 //   [BENCH_COMPARE_ENTRY=/copy/of/dist/main.js]  (a second, compiled gateway measured in the same rounds)
+//   [BENCH_COMPARE_NODE_ARGS='--max-semi-space-size=64']  (node flags of the compared gateway)
 //   [PROFILE_CONFIG=fallback|cache]  (the gateways' requests carry an `x-service-config`, as in
 //     proxy-load.ts's config steps: a fallback config of two targets whose first answers, or the
 //     same with `cache: simple`, warmed by one call so that every call is a hit; json only)
@@ -56,6 +57,10 @@ const compareEntry =
 const bench = await startBench({
   events: !process.env.BENCH_NO_EVENTS,
   compareEntry,
+  // Node flags of the compared gateway (e.g. a V8 heap setting), space-separated.
+  ...(process.env.BENCH_COMPARE_NODE_ARGS
+    ? { compareNodeArgs: process.env.BENCH_COMPARE_NODE_ARGS.split(' ').filter(Boolean) }
+    : {}),
   ...(sinkAddress && typeof sinkAddress === 'object'
     ? { compareEnv: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${sinkAddress.port}` } }
     : {}),
