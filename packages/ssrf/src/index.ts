@@ -5,7 +5,12 @@ export { CUSTOM_HOST_HEADER, isSsrfError, type SsrfErrorCode, ssrfError } from '
 export { bareHostname, hostKey } from './host-key.js';
 export { type CustomHostOptions, MAX_CUSTOM_HOST_LENGTH, parseCustomHost } from './host-url.js';
 export { createPinnedAgent, type PinnedAgentOptions, pinnedLookup } from './pinned-agent.js';
-export { createPinnedDispatcher, type PinnedFetch, pinnedFetch } from './pinned-dispatcher.js';
+export {
+  createPinnedDispatcher,
+  type PinnedDispatcherOptions,
+  type PinnedFetch,
+  pinnedFetch,
+} from './pinned-dispatcher.js';
 export {
   type LookupFn,
   normaliseAllowlist,

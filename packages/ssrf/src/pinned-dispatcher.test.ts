@@ -1,9 +1,11 @@
 // Real sockets through undici: the pinned dispatcher connects only to the checked address of its one
 // host, never asks DNS again, keeps the host name for TLS (SNI), and never follows a redirect.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPinnedDispatcher, pinnedFetch } from './pinned-dispatcher.js';
+import { createPinnedDispatcher, type PinnedDispatcherOptions, pinnedFetch } from './pinned-dispatcher.js';
 import { type LookupFn, type PinnedTarget, resolveSafeTarget } from './resolve.js';
 
 interface Seen {
@@ -51,8 +53,13 @@ afterAll(async () => {
 });
 
 /** `fetch(url)` through a dispatcher pinned to `target`; the dispatcher is closed afterwards. */
-async function fetchPinned(target: PinnedTarget, url: string, init?: RequestInit): Promise<string> {
-  const dispatcher = createPinnedDispatcher(target);
+async function fetchPinned(
+  target: PinnedTarget,
+  url: string,
+  init?: RequestInit,
+  options?: PinnedDispatcherOptions,
+): Promise<string> {
+  const dispatcher = createPinnedDispatcher(target, options);
   try {
     const res = await pinnedFetch(dispatcher)(url, init);
     return `${res.status} ${await res.text()}`;
@@ -159,5 +166,43 @@ describe('createPinnedDispatcher', () => {
     } finally {
       await close(tcp);
     }
+  });
+
+  describe('TLS verification against the host name, while dialling the pinned address', () => {
+    // A test-only self-signed certificate for provider.test (testdata/, valid until 2126).
+    const cert = readFileSync(new URL('../testdata/provider-test.cert.pem', import.meta.url), 'utf8');
+    const key = readFileSync(new URL('../testdata/provider-test.key.pem', import.meta.url), 'utf8');
+    let tlsServer: https.Server;
+    let tlsPort = 0;
+    beforeAll(async () => {
+      tlsServer = https.createServer({ cert, key }, (_req, res) => res.end('secure'));
+      tlsPort = await listen(tlsServer);
+    });
+    afterAll(() => close(tlsServer));
+
+    const at = (hostname: string): PinnedTarget => ({
+      hostname,
+      addresses: [{ address: '127.0.0.1', family: 4 }],
+    });
+
+    it('connects when the certificate names the host and is trusted', async () => {
+      expect(
+        await fetchPinned(at('provider.test'), `https://provider.test:${tlsPort}/`, undefined, { ca: cert }),
+      ).toBe('200 secure');
+    });
+
+    it('refuses a certificate for another name, though the address is the same', async () => {
+      expect(
+        await failure(
+          fetchPinned(at('other.test'), `https://other.test:${tlsPort}/`, undefined, { ca: cert }),
+        ),
+      ).toBe('ERR_TLS_CERT_ALTNAME_INVALID');
+    });
+
+    it('refuses an untrusted certificate (verification stays on)', async () => {
+      expect(await failure(fetchPinned(at('provider.test'), `https://provider.test:${tlsPort}/`))).toBe(
+        'DEPTH_ZERO_SELF_SIGNED_CERT',
+      );
+    });
   });
 });

@@ -6,13 +6,23 @@ import { hostKey } from './host-key.js';
 import { pinError, pinnedLookup } from './pinned-agent.js';
 import type { PinnedTarget } from './resolve.js';
 
+export interface PinnedDispatcherOptions {
+  /** Trust anchors instead of Node's (a private CA); certificates are still checked against the name. */
+  readonly ca?: string | readonly string[];
+}
+
 /**
  * An undici dispatcher that connects to `target.hostname` only, and only at its checked addresses.
  * TLS still verifies the certificate against the host name: the connector keeps `servername` (SNI)
  * and `host` as the name; only the address it dials comes from the pinned lookup.
  */
-export function createPinnedDispatcher(target: PinnedTarget): Agent {
-  const connect = buildConnector({ lookup: pinnedLookup(target) });
+export function createPinnedDispatcher(target: PinnedTarget, options: PinnedDispatcherOptions = {}): Agent {
+  const connect = buildConnector({
+    lookup: pinnedLookup(target),
+    ...(options.ca === undefined
+      ? {}
+      : { ca: typeof options.ca === 'string' ? options.ca : [...options.ca] }),
+  });
   const key = hostKey(target.hostname);
   return new Agent({
     connect: (options, callback) => {
