@@ -12,8 +12,8 @@ import {
   serviceToken,
   serviceUrl,
 } from '@aigw/runtime';
+import { normaliseAllowlist } from '@aigw/ssrf';
 import { z } from 'zod';
-import { normaliseAllowlist } from './ssrf/index.js';
 
 const bytes = (fallback: number, max: number) => z.coerce.number().int().min(0).max(max).default(fallback);
 const MiB = 1024 * 1024;

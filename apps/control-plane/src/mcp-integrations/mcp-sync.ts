@@ -1,14 +1,16 @@
 // The control plane's view of each MCP integration's server: it connects with the official MCP SDK
 // (Client + Streamable HTTP), reads the server's identity, protocol version and its tools,
 // resources and prompts, and records the outcome in mcp_integration_sync. A failure is recorded as
-// sync status `error` with a message; it never throws to the caller (routes and the schedule).
+// sync status `error` with a message; it never throws to the caller (routes and the schedule). The
+// server and its token endpoint are an organisation's hosts: checked and pinned (outbound/).
 import type { Logger } from '@aigw/runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Kysely } from 'kysely';
 import { type McpIntegrationRow, type McpItem, type McpServerInfo, mcpDb } from '../db/mcp.db.js';
 import type { ControlDatabase } from '../db/schema.js';
-import { assertNotMetadataHost } from '../outbound/outbound-host.js';
+import { type PinnedFetch, withOutboundHost } from '../outbound/outbound-fetch.js';
+import type { LookupFn } from '../outbound/outbound-host.js';
 import { openMcpSecret } from './mcp-credentials.js';
 import { clientCredentialsToken } from './oauth-token.js';
 
@@ -22,6 +24,8 @@ export interface SyncDeps {
   readonly db: Kysely<ControlDatabase>;
   readonly masterKey: Buffer | null;
   readonly log: Logger;
+  /** Resolves the server's and token endpoint's host names; the system resolver unless a test injects one. */
+  readonly lookup?: LookupFn;
 }
 
 interface Discovered {
@@ -68,16 +72,27 @@ export async function syncMcpIntegration(deps: SyncDeps, row: McpIntegrationRow)
 async function discover(deps: SyncDeps, row: McpIntegrationRow): Promise<Discovered> {
   const signal = AbortSignal.timeout(SYNC_TIMEOUT_MS);
   const headers: Record<string, string> = {};
+  const outbound = deps.lookup ? { lookup: deps.lookup } : {};
   if (row.encrypted_credentials) {
     if (!deps.masterKey) throw new Error('MASTER_KEY is not set: the credentials cannot be opened');
     const secret = openMcpSecret(deps.masterKey, row.id, row.encrypted_credentials);
-    const token = 'token' in secret ? secret.token : await clientCredentialsToken(secret, signal);
+    const token = 'token' in secret ? secret.token : await clientCredentialsToken(secret, signal, outbound);
     headers.authorization = `Bearer ${token}`;
   }
   const url = new URL(row.url);
-  await assertNotMetadataHost(url);
+  return withOutboundHost(url, outbound, (fetch) => listServer(url, headers, signal, fetch));
+}
+
+/** Connects with the SDK through `fetch` (pinned to the checked addresses) and reads what the server offers. */
+async function listServer(
+  url: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  fetch: PinnedFetch,
+): Promise<Discovered> {
   const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers, signal, redirect: 'error' },
+    fetch,
   });
   const client = new Client(CLIENT_INFO);
   try {

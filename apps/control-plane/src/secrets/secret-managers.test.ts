@@ -1,4 +1,6 @@
 // Reading secrets over each manager's documented API, against simulated Vault and AWS servers.
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
 import { type FakeSecretManagers, startFakeSecretManagers } from '@aigw/testkit/secret-managers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSecret, SecretResolutionError, type SecretSource } from './secret-managers.js';
@@ -94,5 +96,88 @@ describe('secret managers', () => {
       settings: { address: 'http://169.254.169.254', mount: 'secret', path: 'x' },
     };
     expect(await refusal(readSecret(metadata, 'k', deps))).toContain('link-local');
+  });
+
+  // The metadata check used to read the URL's host with regexes: `new URL` writes an IPv4-mapped
+  // address in hex (`[::ffff:a9fe:a9fe]`), which they missed, and fe80::/10, `::` and 0.0.0.0 were
+  // not refused at all. Each of these reached the network (or the local host) before the fix.
+  it.each([
+    'http://[::ffff:169.254.169.254]',
+    'http://[::ffff:a9fe:a9fe]',
+    'http://[0:0:0:0:0:ffff:169.254.169.254]',
+    'http://[::169.254.169.254]',
+    'http://[64:ff9b::169.254.169.254]',
+    'http://[fe80::1]',
+    'http://[febf::1]',
+    'http://[fd00:ec2::254]',
+    'http://100.100.100.200',
+    'http://[::]:{port}',
+    'http://0.0.0.0:{port}',
+    'http://0:{port}',
+  ])('refuses %s as a Vault address, and as an AWS endpoint', async (template) => {
+    const address = template.replace('{port}', new URL(fake.url).port);
+    const before = fake.requests.length;
+    const asVault: SecretSource = {
+      ...vault('team/openai'),
+      settings: { address, mount: 'secret', path: 'team/openai' },
+    };
+    const asAws: SecretSource = {
+      ...aws('prod/plain'),
+      settings: { region: fake.aws.region, secret_id: 'prod/plain', endpoint: address },
+    };
+    expect(await refusal(readSecret(asVault, 'api_key', deps))).toContain('never a secret manager');
+    expect(await refusal(readSecret(asAws, null, deps))).toContain('never a secret manager');
+    expect(fake.requests.length).toBe(before);
+  });
+
+  it('still refuses the decimal and hex spellings of 169.254.169.254', async () => {
+    for (const address of ['http://2852039166', 'http://0xa9fea9fe', 'http://0251.0376.0251.0376']) {
+      const source: SecretSource = { ...vault('x'), settings: { address, mount: 'secret', path: 'x' } };
+      expect(await refusal(readSecret(source, 'k', deps))).toContain('169.254.169.254');
+    }
+  });
+
+  it('refuses a name that resolves to a metadata address (any of its answers)', async () => {
+    for (const answer of [['169.254.169.254'], ['10.0.0.5', 'fd00:ec2::254'], ['::ffff:a9fe:a9fe']]) {
+      const lookup = async (): Promise<LookupAddress[]> =>
+        answer.map((address) => ({ address, family: isIP(address) }));
+      const source: SecretSource = {
+        ...vault('x'),
+        settings: { address: 'http://vault.internal.test:8200', mount: 'secret', path: 'x' },
+      };
+      const message = await refusal(readSecret(source, 'k', { ...deps, lookup }));
+      expect(message).toContain('never a secret manager');
+      expect(message).toContain('vault.internal.test');
+    }
+  });
+
+  it('connects only to the address the check saw: a rebinding name is resolved once', async () => {
+    // A rebinding resolver: the private address first (what the check sees), metadata afterwards.
+    const queries: string[] = [];
+    const lookup = async (hostname: string): Promise<LookupAddress[]> => {
+      queries.push(hostname);
+      return [{ address: queries.length === 1 ? '127.0.0.1' : '169.254.169.254', family: 4 }];
+    };
+    const port = new URL(fake.url).port;
+    const source: SecretSource = {
+      ...vault('team/openai'),
+      settings: { address: `http://vault.rebind.test:${port}`, mount: 'secret', path: 'team/openai' },
+    };
+    fake.setVault('secret/team/openai', { api_key: 'sk-pinned' });
+    expect(await readSecret(source, 'api_key', { ...deps, lookup })).toBe('sk-pinned');
+    expect(fake.requests.at(-1)).toEqual({ api: 'vault', path: 'secret/team/openai', authorised: true });
+    expect(queries).toEqual(['vault.rebind.test']);
+
+    const awsSource: SecretSource = {
+      ...aws('prod/plain'),
+      settings: {
+        region: fake.aws.region,
+        secret_id: 'prod/plain',
+        endpoint: `http://aws.rebind.test:${port}`,
+      },
+    };
+    queries.length = 0;
+    expect(await readSecret(awsSource, null, { ...deps, lookup })).toBe('sk-aws-plain');
+    expect(queries).toEqual(['aws.rebind.test']);
   });
 });

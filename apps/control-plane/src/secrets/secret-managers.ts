@@ -6,7 +6,8 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SecretManager } from '../db/secret-references.db.js';
-import { assertNotMetadataHost, MetadataHostError } from '../outbound/outbound-host.js';
+import { withOutboundHost } from '../outbound/outbound-fetch.js';
+import { HostResolutionError, type LookupFn, MetadataHostError } from '../outbound/outbound-host.js';
 
 export interface VaultSettings {
   readonly address: string;
@@ -45,6 +46,8 @@ export interface ManagerDeps {
   readonly env: ReadonlyMap<string, string>;
   /** Per request. */
   readonly timeoutMs: number;
+  /** Resolves managers' host names; the system resolver unless a test injects one. */
+  readonly lookup?: LookupFn;
 }
 
 /** What reading secret references needs: MASTER_KEY to open manager credentials, and the above. */
@@ -61,31 +64,32 @@ const fail = (message: string): never => {
   throw new SecretResolutionError(message);
 };
 
-/** Never a cloud metadata endpoint (outbound/outbound-host.ts); private addresses are allowed. */
-async function checkHost(url: URL): Promise<void> {
-  try {
-    await assertNotMetadataHost(url);
-  } catch (err) {
-    if (err instanceof MetadataHostError) fail(`${err.message}, never a secret manager`);
-    fail(`${url.host} could not be resolved`);
-  }
-}
-
+/**
+ * One request to a manager's host, checked and pinned (outbound/): never a cloud metadata or
+ * this-host address, private addresses allowed, connected only to the addresses checked.
+ */
 async function send(url: URL, init: RequestInit, deps: ManagerDeps, what: string): Promise<unknown> {
-  await checkHost(url);
-  let res: Response;
   try {
-    res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(deps.timeoutMs) });
+    return await withOutboundHost(url, deps.lookup ? { lookup: deps.lookup } : {}, async (fetch) => {
+      let res: Response;
+      try {
+        res = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(deps.timeoutMs) });
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+        return fail(`${what}: could not reach ${url.host} (${cause})`);
+      }
+      const text = await res.text();
+      if (!res.ok) return fail(`${what}: ${url.host} answered ${res.status}`);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return fail(`${what}: ${url.host} answered something other than JSON`);
+      }
+    });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
-    return fail(`${what}: could not reach ${url.host} (${cause})`);
-  }
-  const text = await res.text();
-  if (!res.ok) return fail(`${what}: ${url.host} answered ${res.status}`);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return fail(`${what}: ${url.host} answered something other than JSON`);
+    if (err instanceof MetadataHostError) return fail(`${err.message}, never a secret manager`);
+    if (err instanceof HostResolutionError) return fail(`${what}: ${err.message}`);
+    throw err;
   }
 }
 

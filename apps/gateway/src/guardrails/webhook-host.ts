@@ -1,7 +1,7 @@
 // The SSRF check of a webhook check's URL: the custom-host rules (ssrf/), plus a query string, which
 // a webhook URL may carry and a custom host may not.
+import { type LookupFn, parseCustomHost, pinnedLookup, resolveSafeTarget } from '@aigw/ssrf';
 import { isGatewayError } from '../errors.js';
-import { type LookupFn, parseCustomHost, pinnedLookup, resolveSafeTarget } from '../ssrf/index.js';
 import type { CheckedWebhookHost } from './types.js';
 
 export interface WebhookHostOptions {

@@ -1,8 +1,8 @@
 // Azure OpenAI (cloud A): `https://<resource>.openai.azure.com/openai/...?api-version=<v>`. Model calls
 // are scoped to a deployment; account-level APIs (files, batches, models, fine-tuning, responses) are
 // not. The bearer token becomes `api-key`. A custom host replaces only `https://<resource>.openai.azure.com`.
+import { validateHostnameLabel } from '@aigw/ssrf';
 import { gatewayError } from '../errors.js';
-import { validateHostnameLabel } from '../ssrf/index.js';
 import { CLOUD_HEADER } from './cloud-headers.js';
 import type { ProviderDefinition, ProviderRequest } from './types.js';
 import { customBase, joinUrl } from './upstream-url.js';

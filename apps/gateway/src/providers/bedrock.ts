@@ -2,8 +2,8 @@
 // mapping 1:1 (`/model/<url-encoded model id>/converse`, `/invoke`, `-stream` variants). Requests are
 // SigV4-signed (service `bedrock`) with the x-service-cloudC credentials; without them a Bedrock API key
 // sent as the bearer token is passed through as `Authorization: Bearer`, as AWS documents for those keys.
+import { validateHostnameLabel } from '@aigw/ssrf';
 import { gatewayError } from '../errors.js';
-import { validateHostnameLabel } from '../ssrf/index.js';
 import { CLOUD_HEADER } from './cloud-headers.js';
 import { signSigV4 } from './sigv4.js';
 import type { CloudOptions, ProviderDefinition, ProviderRequest } from './types.js';

@@ -5,8 +5,8 @@
 //      (spec 4.3: the full resource name), e.g. `publishers/google/models/gemini-1.5-pro`;
 //   3. OpenAI-style `/chat/completions` and `/embeddings` go to `.../endpoints/openapi/...`, and any
 //      other path is taken relative to `/v1/projects/<project>/locations/<region>`.
+import { validateHostnameLabel } from '@aigw/ssrf';
 import { gatewayError } from '../errors.js';
-import { validateHostnameLabel } from '../ssrf/index.js';
 import { CLOUD_HEADER } from './cloud-headers.js';
 import type { ProviderDefinition, ProviderRequest } from './types.js';
 import { bearer, customBase, joinUrl } from './upstream-url.js';

@@ -4,8 +4,8 @@
 // to those addresses only), so a cache hit is exactly as safe as the check it remembers.
 import type { LookupFunction } from 'node:net';
 import { withTimeout } from '@aigw/runtime';
+import { parseCustomHost, pinnedLookup, resolveSafeTarget, type SafeTarget } from '@aigw/ssrf';
 import { gatewayError } from '../errors.js';
-import { parseCustomHost, pinnedLookup, resolveSafeTarget, type SafeTarget } from '../ssrf/index.js';
 
 const TTL_MS = 30_000;
 const MAX_ENTRIES = 1024;

@@ -5,8 +5,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
+import { pinnedLookup } from '@aigw/ssrf';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { pinnedLookup } from '../ssrf/index.js';
 import { CLIENT_CLOSED, openExchange, readAnswer, type UpstreamCallRequest } from './upstream-exchange.js';
 
 let mock: MockProvider;

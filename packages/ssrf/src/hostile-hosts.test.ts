@@ -4,7 +4,7 @@ import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isGatewayError } from '../errors.js';
+import { isSsrfError } from './errors.js';
 import { createPinnedAgent } from './pinned-agent.js';
 import { type LookupFn, resolveCustomHost } from './resolve.js';
 
@@ -180,7 +180,7 @@ describe('hostile custom hosts', () => {
     } catch (err) {
       caught = err;
     }
-    expect(isGatewayError(caught, 'custom_host_blocked')).toBe(true);
+    expect(isSsrfError(caught, 'custom_host_blocked')).toBe(true);
     expect(caught).toMatchObject({ status: 400, param: 'x-service-custom-host' });
   });
 

@@ -1,9 +1,8 @@
 // Syntax of a custom host (`x-service-custom-host` or a config's `custom_host`): a plain http(s) base
 // URL. Address checks happen later, in resolve.ts, once alternate IPv4 spellings are normalised here.
 import type { AppError } from '@aigw/runtime';
-import { gatewayError } from '../errors.js';
-import { H } from '../request/service-headers.js';
 import { parseIp } from './address-ranges.js';
+import { CUSTOM_HOST_HEADER, ssrfError } from './errors.js';
 import { isHostName } from './host-key.js';
 
 export const MAX_CUSTOM_HOST_LENGTH = 2048;
@@ -15,7 +14,7 @@ export interface CustomHostOptions {
 }
 
 function blocked(param: string, reason: string): AppError {
-  return gatewayError('custom_host_blocked', `custom host ${reason}`, { param });
+  return ssrfError('custom_host_blocked', `custom host ${reason}`, { param });
 }
 
 /** Everything between `scheme://` and the first `/`, `?` or `#`, read from the raw string. */
@@ -31,7 +30,7 @@ function rawAuthority(raw: string, schemeLength: number): string {
  * removed, base path kept (`https://host/v1` stays `/v1`). Throws `custom_host_blocked`.
  */
 export function parseCustomHost(raw: string, options: CustomHostOptions = {}): URL {
-  const param = options.param ?? H.customHost;
+  const param = options.param ?? CUSTOM_HOST_HEADER;
   if (typeof raw !== 'string' || raw.length === 0) throw blocked(param, 'is empty');
   if (raw.length > MAX_CUSTOM_HOST_LENGTH) {
     throw blocked(param, `is longer than ${MAX_CUSTOM_HOST_LENGTH} characters`);

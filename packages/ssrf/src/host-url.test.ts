@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGatewayError } from '../errors.js';
+import { isSsrfError } from './errors.js';
 import { MAX_CUSTOM_HOST_LENGTH, parseCustomHost } from './host-url.js';
 
 function rejection(
@@ -9,7 +9,7 @@ function rejection(
   try {
     parseCustomHost(raw, param === undefined ? {} : { param });
   } catch (err) {
-    if (!isGatewayError(err, 'custom_host_blocked')) throw err;
+    if (!isSsrfError(err, 'custom_host_blocked')) throw err;
     return { code: err.code, param: err.param, message: err.message };
   }
   throw new Error(`accepted ${JSON.stringify(raw)}`);

@@ -6,7 +6,7 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import httpProxy from 'http-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isGatewayError } from '../errors.js';
+import { isSsrfError } from './errors.js';
 import { createPinnedAgent, pinnedLookup } from './pinned-agent.js';
 import { type LookupFn, resolveCustomHost, type SafeTarget } from './resolve.js';
 
@@ -282,6 +282,6 @@ describe('redirects', () => {
     } catch (err) {
       caught = err;
     }
-    expect(isGatewayError(caught, 'custom_host_blocked')).toBe(true);
+    expect(isSsrfError(caught, 'custom_host_blocked')).toBe(true);
   });
 });

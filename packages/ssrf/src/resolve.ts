@@ -3,9 +3,8 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { AppError } from '@aigw/runtime';
-import { gatewayError } from '../errors.js';
-import { H } from '../request/service-headers.js';
 import { blockedRange, parseIp } from './address-ranges.js';
+import { CUSTOM_HOST_HEADER, ssrfError } from './errors.js';
 import { bareHostname, hostKey, isHostName, isLocalhostName } from './host-key.js';
 import { type CustomHostOptions, parseCustomHost } from './host-url.js';
 
@@ -17,13 +16,17 @@ export interface ResolvedAddress {
   readonly family: 4 | 6;
 }
 
-export interface SafeTarget {
-  /** The normalised custom host URL (base path kept). */
-  readonly url: URL;
+/** A host name and the addresses checked for it: all a pinned connection needs. */
+export interface PinnedTarget {
   /** Lower-case, without IPv6 brackets or trailing dot: what `http.request` gets as `host`. */
   readonly hostname: string;
   /** The checked addresses; the connection must go to one of these and nowhere else. */
   readonly addresses: readonly ResolvedAddress[];
+}
+
+export interface SafeTarget extends PinnedTarget {
+  /** The normalised custom host URL (base path kept). */
+  readonly url: URL;
   /** True when the host matched `CUSTOM_HOST_ALLOWLIST` and the range check was skipped. */
   readonly allowlisted: boolean;
 }
@@ -66,7 +69,7 @@ function isAllowlisted(hostname: string, allowlist: readonly string[]): boolean 
 }
 
 function blocked(param: string, message: string, cause?: unknown): AppError {
-  return gatewayError('custom_host_blocked', message, { param, ...(cause === undefined ? {} : { cause }) });
+  return ssrfError('custom_host_blocked', message, { param, ...(cause === undefined ? {} : { cause }) });
 }
 
 async function lookupAll(
@@ -98,7 +101,7 @@ async function lookupAll(
  * Throws `custom_host_blocked`.
  */
 export async function resolveSafeTarget(url: URL, options: ResolveOptions): Promise<SafeTarget> {
-  const param = options.param ?? H.customHost;
+  const param = options.param ?? CUSTOM_HOST_HEADER;
   const hostname = bareHostname(url.hostname);
   const allowlisted = isAllowlisted(hostname, options.allowlist);
   const literal = parseIp(hostname);

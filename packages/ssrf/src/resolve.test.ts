@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { isGatewayError } from '../errors.js';
+import { isSsrfError } from './errors.js';
 import { parseCustomHost } from './host-url.js';
 import { type LookupFn, normaliseAllowlist, resolveCustomHost, resolveSafeTarget } from './resolve.js';
 
@@ -24,7 +24,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: string | nu
   try {
     await promise;
   } catch (err) {
-    if (!isGatewayError(err, 'custom_host_blocked')) throw err;
+    if (!isSsrfError(err, 'custom_host_blocked')) throw err;
     expect(err.param).toBe('x-service-custom-host');
     return { code: err.code, message: err.message };
   }

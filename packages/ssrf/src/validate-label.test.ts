@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isGatewayError } from '../errors.js';
+import { isSsrfError } from './errors.js';
 import { validateHostnameLabel } from './validate-label.js';
 
 const HEADER = 'x-service-azure-resource-name';
@@ -59,7 +59,7 @@ describe('validateHostnameLabel', () => {
     } catch (err) {
       caught = err;
     }
-    expect(isGatewayError(caught, 'invalid_header')).toBe(true);
+    expect(isSsrfError(caught, 'invalid_header')).toBe(true);
     expect(caught).toMatchObject({ param: HEADER, status: 400 });
   });
 });

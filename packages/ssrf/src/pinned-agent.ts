@@ -9,11 +9,11 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { hostKey } from './host-key.js';
-import type { SafeTarget } from './resolve.js';
+import type { PinnedTarget, SafeTarget } from './resolve.js';
 
 type LookupCallback = Parameters<LookupFunction>[2];
 
-function pinError(message: string): NodeJS.ErrnoException {
+export function pinError(message: string): NodeJS.ErrnoException {
   return Object.assign(new Error(message), { code: 'ERR_SSRF_PINNED_HOST' });
 }
 
@@ -24,11 +24,12 @@ function wantedFamily(family: LookupOptions['family']): 4 | 6 | undefined {
 }
 
 /**
- * A `lookup` for `http.request` / `http(s).Agent` options that answers `target.hostname` with the
- * checked addresses only, and fails for any other name. TLS still verifies the certificate against
- * the host name, because `servername` comes from `host`, not from the address.
+ * A `lookup` for `http.request` / `http(s).Agent` / `net.connect` options that answers
+ * `target.hostname` with the checked addresses only, and fails for any other name. TLS still verifies
+ * the certificate against the host name, because `servername` comes from `host`, not from the address.
+ * The target is a SafeTarget or just a name and its checked addresses (the control plane's own check).
  */
-export function pinnedLookup(target: SafeTarget): LookupFunction {
+export function pinnedLookup(target: SafeTarget | PinnedTarget): LookupFunction {
   const key = hostKey(target.hostname);
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     // dns.lookup answers asynchronously; net relies on that ordering.

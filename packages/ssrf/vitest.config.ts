@@ -1,0 +1,3 @@
+import { sharedConfig } from '../../vitest.shared.ts';
+
+export default sharedConfig({ services: false });
