@@ -1,4 +1,4 @@
-// The SSRF check of a webhook check's URL: the custom-host rules (ssrf/), plus a query string, which
+// The SSRF check of a webhook check's URL: the custom-host rules (@aigw/ssrf), plus a query string, which
 // a webhook URL may carry and a custom host may not.
 import { type LookupFn, parseCustomHost, pinnedLookup, resolveSafeTarget } from '@aigw/ssrf';
 import { isGatewayError } from '../errors.js';
