@@ -3,9 +3,9 @@
 // header so clients can tell them from provider errors (which pass through).
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AppError } from '@aigw/runtime';
+import { AppError, flaggedError, GATEWAY_ERROR_HEADER, isFlaggedError } from '@aigw/runtime';
 
-export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
+export { GATEWAY_ERROR_HEADER };
 
 const CODES = {
   /** A header or body the gateway must read is malformed. */
@@ -123,21 +123,11 @@ export function gatewayError(
   message: string,
   options: { param?: string; cause?: unknown } = {},
 ): AppError {
-  const { status, type } = CODES[code];
-  return new AppError(status, type, message, {
-    code,
-    ...(options.param === undefined ? {} : { param: options.param }),
-    ...(options.cause === undefined ? {} : { cause: options.cause }),
-    headers: { [GATEWAY_ERROR_HEADER]: 'true' },
-  });
+  return flaggedError(CODES, code, message, options);
 }
 
 export function isGatewayError(err: unknown, code?: GatewayErrorCode): err is AppError {
-  return (
-    err instanceof AppError &&
-    err.headers[GATEWAY_ERROR_HEADER] === 'true' &&
-    (code === undefined || err.code === code)
-  );
+  return isFlaggedError(err, code);
 }
 
 /** A gateway error that carries response headers of its own (`retry-after`, `x-ratelimit-*`). */
@@ -146,11 +136,7 @@ export function gatewayErrorWithHeaders(
   message: string,
   headers: Readonly<Record<string, string>>,
 ): AppError {
-  const { status, type } = CODES[code];
-  return new AppError(status, type, message, {
-    code,
-    headers: { ...headers, [GATEWAY_ERROR_HEADER]: 'true' },
-  });
+  return flaggedError(CODES, code, message, { headers });
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -33,6 +33,43 @@ export class AppError extends Error {
   }
 }
 
+/** Marks an error the gateway made (not one a provider sent): clients tell the two apart by it. */
+export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
+
+/** What a code is answered with. */
+export interface CodeAnswer {
+  readonly status: number;
+  readonly type: string;
+}
+
+/**
+ * An error of a table of codes (the gateway's, and the SSRF checks' it answers with as they are),
+ * flagged with GATEWAY_ERROR_HEADER; `headers` are answered beside the flag (`retry-after`, ...).
+ */
+export function flaggedError<C extends string>(
+  codes: Readonly<Record<C, CodeAnswer>>,
+  code: C,
+  message: string,
+  options: { param?: string; cause?: unknown; headers?: Readonly<Record<string, string>> } = {},
+): AppError {
+  const { status, type } = codes[code];
+  return new AppError(status, type, message, {
+    code,
+    ...(options.param === undefined ? {} : { param: options.param }),
+    ...(options.cause === undefined ? {} : { cause: options.cause }),
+    headers: { ...options.headers, [GATEWAY_ERROR_HEADER]: 'true' },
+  });
+}
+
+/** True for an error `flaggedError` made, and of `code` when one is given. */
+export function isFlaggedError(err: unknown, code?: string): err is AppError {
+  return (
+    err instanceof AppError &&
+    err.headers[GATEWAY_ERROR_HEADER] === 'true' &&
+    (code === undefined || err.code === code)
+  );
+}
+
 export const notFound: RequestHandler = (req, _res, next) => {
   next(new AppError(404, 'not_found', `no route for ${req.method} ${req.path}`, { code: 'not_found' }));
 };

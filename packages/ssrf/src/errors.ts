@@ -1,13 +1,13 @@
 // The errors the SSRF checks throw, in the gateway's envelope: the gateway answers its clients with
-// them as they are, so they carry its codes, statuses and `x-service-gateway-error` flag (the same
-// values as apps/gateway/src/errors.ts, which a package may not import).
-import { AppError } from '@aigw/runtime';
+// them as they are, so they carry its codes, statuses and `x-service-gateway-error` flag, built by
+// the same @aigw/runtime helper as apps/gateway/src/errors.ts (which a package may not import).
+import { type AppError, flaggedError, GATEWAY_ERROR_HEADER, isFlaggedError } from '@aigw/runtime';
 
 /** The gateway's header for a per-request custom host: the default `param` of a refusal. */
 export const CUSTOM_HOST_HEADER = 'x-service-custom-host';
 
-/** Marks an error the gateway made (not one a provider sent), as apps/gateway/src/errors.ts does. */
-export const GATEWAY_ERROR_HEADER = 'x-service-gateway-error';
+/** Marks an error the gateway made (not one a provider sent), as the gateway's own errors do. */
+export { GATEWAY_ERROR_HEADER };
 
 const CODES = {
   /** The custom host is not an allowed public http(s) URL. */
@@ -23,19 +23,9 @@ export function ssrfError(
   message: string,
   options: { param?: string; cause?: unknown } = {},
 ): AppError {
-  const { status, type } = CODES[code];
-  return new AppError(status, type, message, {
-    code,
-    ...(options.param === undefined ? {} : { param: options.param }),
-    ...(options.cause === undefined ? {} : { cause: options.cause }),
-    headers: { [GATEWAY_ERROR_HEADER]: 'true' },
-  });
+  return flaggedError(CODES, code, message, options);
 }
 
 export function isSsrfError(err: unknown, code?: SsrfErrorCode): err is AppError {
-  return (
-    err instanceof AppError &&
-    err.headers[GATEWAY_ERROR_HEADER] === 'true' &&
-    (code === undefined || err.code === code)
-  );
+  return isFlaggedError(err, code);
 }
