@@ -3,56 +3,28 @@
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import httpProxy from 'http-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSsrfError } from './errors.js';
 import { createPinnedAgent, pinnedLookup } from './pinned-agent.js';
 import { type LookupFn, resolveCustomHost, type SafeTarget } from './resolve.js';
+import { close, listen, type Seen, startTestServers, type TestServers } from './test-servers.test-support.js';
 
-interface Seen {
-  path: string;
-  host: string;
-}
-
-let upstream: http.Server;
-let canary: http.Server;
+let servers: TestServers;
 let port = 0;
 let canaryPort = 0;
-const seen: Seen[] = [];
-let canaryRequests = 0;
-
-async function listen(server: net.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-async function close(server: net.Server): Promise<void> {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+let seen: Seen[] = [];
 
 beforeAll(async () => {
-  canary = http.createServer((_req, res) => {
-    canaryRequests += 1;
-    res.end('stolen');
-  });
-  canaryPort = await listen(canary);
-  upstream = http.createServer((req, res) => {
-    seen.push({ path: req.url ?? '', host: req.headers.host ?? '' });
-    if (req.url === '/redirect/metadata') {
-      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/iam/' }).end('moved');
-    } else if (req.url === '/redirect/canary') {
-      res.writeHead(302, { location: `http://127.0.0.1:${canaryPort}/stolen` }).end('moved');
-    } else {
-      res.end('ok');
-    }
-  });
-  port = await listen(upstream);
+  servers = await startTestServers((canary) => ({
+    '/redirect/metadata': 'http://169.254.169.254/latest/meta-data/iam/',
+    '/redirect/canary': `http://127.0.0.1:${canary}/stolen`,
+  }));
+  ({ port, canaryPort, seen } = servers);
 });
 
-afterAll(async () => {
-  await Promise.all([close(upstream), close(canary)]);
-});
+afterAll(() => servers.close());
 
 interface Answer {
   status: number;
@@ -243,7 +215,7 @@ describe('redirects', () => {
     const answer = await getPinned(target, '/redirect/canary');
     expect(answer.status).toBe(302);
     expect(answer.location).toBe(`http://127.0.0.1:${canaryPort}/stolen`);
-    expect(canaryRequests).toBe(0);
+    expect(servers.canaryRequests()).toBe(0);
   });
 
   it('through http-proxy with the pinned agent, as the gateway forwards: base path joined, 302 untouched', async () => {

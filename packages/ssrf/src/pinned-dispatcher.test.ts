@@ -1,56 +1,26 @@
 // Real sockets through undici: the pinned dispatcher connects only to the checked address of its one
 // host, never asks DNS again, keeps the host name for TLS (SNI), and never follows a redirect.
 import { readFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPinnedDispatcher, type PinnedDispatcherOptions, pinnedFetch } from './pinned-dispatcher.js';
 import { type LookupFn, type PinnedTarget, resolveSafeTarget } from './resolve.js';
+import { close, listen, type Seen, startTestServers, type TestServers } from './test-servers.test-support.js';
 
-interface Seen {
-  path: string;
-  host: string;
-}
-
-let upstream: http.Server;
-let canary: http.Server;
+let servers: TestServers;
 let port = 0;
-let canaryPort = 0;
-const seen: Seen[] = [];
-let canaryRequests = 0;
-
-async function listen(server: net.Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return (server.address() as AddressInfo).port;
-}
-
-async function close(server: net.Server): Promise<void> {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+let seen: Seen[] = [];
 
 beforeAll(async () => {
-  canary = http.createServer((_req, res) => {
-    canaryRequests += 1;
-    res.end('stolen');
-  });
-  canaryPort = await listen(canary);
-  upstream = http.createServer((req, res) => {
-    seen.push({ path: req.url ?? '', host: req.headers.host ?? '' });
-    if (req.url === '/redirect/canary') {
-      res.writeHead(302, { location: `http://127.0.0.1:${canaryPort}/stolen` }).end('moved');
-    } else if (req.url === '/redirect/same') {
-      res.writeHead(302, { location: '/landed' }).end('moved');
-    } else {
-      res.end('ok');
-    }
-  });
-  port = await listen(upstream);
+  servers = await startTestServers((canary) => ({
+    '/redirect/canary': `http://127.0.0.1:${canary}/stolen`,
+    '/redirect/same': '/landed',
+  }));
+  ({ port, seen } = servers);
 });
 
-afterAll(async () => {
-  await Promise.all([close(upstream), close(canary)]);
-});
+afterAll(() => servers.close());
 
 /** `fetch(url)` through a dispatcher pinned to `target`; the dispatcher is closed afterwards. */
 async function fetchPinned(
@@ -134,7 +104,7 @@ describe('createPinnedDispatcher', () => {
   });
 
   it('never follows a redirect, not even when the caller asks to', async () => {
-    const before = canaryRequests;
+    const before = servers.canaryRequests();
     for (const redirect of [undefined, 'follow', 'manual'] as const) {
       const init = redirect === undefined ? undefined : { redirect };
       await expect(
@@ -142,7 +112,7 @@ describe('createPinnedDispatcher', () => {
       ).rejects.toThrow();
       await expect(fetchPinned(loopback, `http://pinned.test:${port}/redirect/same`, init)).rejects.toThrow();
     }
-    expect(canaryRequests).toBe(before);
+    expect(servers.canaryRequests()).toBe(before);
     expect(seen.some((s) => s.path === '/landed')).toBe(false);
   });
 
