@@ -3,13 +3,19 @@
 import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import httpProxy from 'http-proxy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSsrfError } from './errors.js';
 import { createPinnedAgent, pinnedLookup } from './pinned-agent.js';
 import { type LookupFn, resolveCustomHost, type SafeTarget } from './resolve.js';
-import { close, listen, type Seen, startTestServers, type TestServers } from './test-servers.test-support.js';
+import {
+  close,
+  listen,
+  type Seen,
+  startTestServers,
+  type TestServers,
+  withHelloCatcher,
+} from './test-servers.test-support.js';
 
 let servers: TestServers;
 let port = 0;
@@ -166,15 +172,7 @@ describe('pinning', () => {
   });
 
   it('an https target keeps the host name for SNI while connecting to the pinned address', async () => {
-    const hellos: Buffer[] = [];
-    const tcp = net.createServer((socket) => {
-      socket.once('data', (chunk: Buffer) => {
-        hellos.push(chunk);
-        socket.destroy();
-      });
-    });
-    const tlsPort = await listen(tcp);
-    try {
+    await withHelloCatcher(async (tlsPort, hellos) => {
       const lookup: LookupFn = async () => [{ address: '127.0.0.1', family: 4 }];
       const target = await resolveCustomHost(`https://provider.test:${tlsPort}/v1`, {
         allowlist: ['provider.test'],
@@ -193,9 +191,7 @@ describe('pinning', () => {
       expect(failed.message).not.toBe('answered');
       expect(hellos).toHaveLength(1);
       expect(hellos[0]?.includes(Buffer.from('provider.test'))).toBe(true);
-    } finally {
-      await close(tcp);
-    }
+    });
   });
 });
 

@@ -2,11 +2,17 @@
 // host, never asks DNS again, keeps the host name for TLS (SNI), and never follows a redirect.
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPinnedDispatcher, type PinnedDispatcherOptions, pinnedFetch } from './pinned-dispatcher.js';
 import { type LookupFn, type PinnedTarget, resolveSafeTarget } from './resolve.js';
-import { close, listen, type Seen, startTestServers, type TestServers } from './test-servers.test-support.js';
+import {
+  close,
+  listen,
+  type Seen,
+  startTestServers,
+  type TestServers,
+  withHelloCatcher,
+} from './test-servers.test-support.js';
 
 let servers: TestServers;
 let port = 0;
@@ -117,15 +123,7 @@ describe('createPinnedDispatcher', () => {
   });
 
   it('an https target keeps the host name for SNI while connecting to the pinned address', async () => {
-    const hellos: Buffer[] = [];
-    const tcp = net.createServer((socket) => {
-      socket.once('data', (chunk: Buffer) => {
-        hellos.push(chunk);
-        socket.destroy();
-      });
-    });
-    const tlsPort = await listen(tcp);
-    try {
+    await withHelloCatcher(async (tlsPort, hellos) => {
       const target: PinnedTarget = {
         hostname: 'provider.test',
         addresses: [{ address: '127.0.0.1', family: 4 }],
@@ -133,9 +131,7 @@ describe('createPinnedDispatcher', () => {
       await expect(fetchPinned(target, `https://provider.test:${tlsPort}/v1`)).rejects.toThrow();
       expect(hellos).toHaveLength(1);
       expect(hellos[0]?.includes(Buffer.from('provider.test'))).toBe(true);
-    } finally {
-      await close(tcp);
-    }
+    });
   });
 
   describe('TLS verification against the host name, while dialling the pinned address', () => {

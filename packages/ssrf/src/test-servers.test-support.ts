@@ -1,8 +1,8 @@
 // The two local servers the pinned-connection tests dial: an upstream that records what reached it
 // and answers the redirects a test asks for, and a canary that must never be reached.
 import http from 'node:http';
-import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 
 export interface Seen {
   path: string;
@@ -58,4 +58,26 @@ export async function startTestServers(
       await Promise.all([close(upstream), close(canary)]);
     },
   };
+}
+
+/**
+ * A TCP server on 127.0.0.1 that keeps the first bytes of each connection (a TLS ClientHello, with
+ * its SNI) and hangs up: `run` gets its port, the server is closed afterwards.
+ */
+export async function withHelloCatcher(
+  run: (port: number, hellos: Buffer[]) => Promise<void>,
+): Promise<void> {
+  const hellos: Buffer[] = [];
+  const tcp = net.createServer((socket) => {
+    socket.once('data', (chunk: Buffer) => {
+      hellos.push(chunk);
+      socket.destroy();
+    });
+  });
+  const port = await listen(tcp);
+  try {
+    await run(port, hellos);
+  } finally {
+    await close(tcp);
+  }
 }
