@@ -1,13 +1,18 @@
 // Whether the enforcement gateway's cost per request grows under sustained load: 32 connections
 // for SUSTAINED_S (default 40) seconds in back-to-back 2 s slices, printing per slice requests/s,
-// gateway CPU per request, redis-server CPU per request and the gateway's RSS.
+// gateway CPU per request, redis-server CPU per request and the gateway's RSS. ENFORCEMENT_ENTRY runs
+// another entry (a compiled dist/main.js runs without tsx).
 import { readFileSync } from 'node:fs';
 import { startEnforcementGateway } from './enforcement-gateway.js';
 import { cpuMicros, load, startBench } from './harness.js';
 
 const seconds = Number(process.env.SUSTAINED_S ?? 40);
 const bench = await startBench({ events: true });
-const gw = await startEnforcementGateway({ mockUrl: bench.mock.url, natsUrl: bench.nats.url });
+const gw = await startEnforcementGateway({
+  mockUrl: bench.mock.url,
+  natsUrl: bench.nats.url,
+  ...(process.env.ENFORCEMENT_ENTRY ? { entry: process.env.ENFORCEMENT_ENTRY } : {}),
+});
 const rss = (pid: number | undefined) =>
   Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
 try {
