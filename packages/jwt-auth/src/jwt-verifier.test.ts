@@ -197,6 +197,21 @@ describe('accepted tokens', () => {
     expect((await verifier.verify(token)).subject).toBe('user-1');
   });
 
+  it('keeps two tokens with the same header apart (no identity is cached by a token prefix)', async () => {
+    const first = await signToken(rsa, claims({ sub: 'user-a', role: 'member', scope: 'logs.view' }));
+    const second = await signToken(
+      rsa,
+      claims({ sub: 'user-b', role: 'owner', workspace_id: undefined, scope: 'users.delete' }),
+    );
+    const header = first.split('.')[0] ?? '';
+    expect(header.length).toBeGreaterThan(20);
+    expect(second.startsWith(`${header}.`)).toBe(true);
+    const [a, b] = await Promise.all([verifier.verify(first), verifier.verify(second)]);
+    expect([a.subject, a.role, a.scopes]).toEqual(['user-a', 'member', ['logs.view']]);
+    expect([b.subject, b.role, b.scopes]).toEqual(['user-b', 'owner', ['users.delete']]);
+    expect((await verifier.verify(first)).subject).toBe('user-a');
+  });
+
   it('refetches the key set for an unknown kid once the cooldown is over (key rotation)', async () => {
     const rotated = await makeKey('RS256', 'rsa-2');
     const jwks = await startJwksServer([rsa.jwk]);
