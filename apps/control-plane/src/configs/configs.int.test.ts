@@ -3,7 +3,7 @@
 import { AuditOutcome, EntityKind, EntityStatus } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
-import { auditEvents } from '../../test/outbox-rows.js';
+import { auditEvents, changeEvents } from '../../test/outbox-rows.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
 import {
   CONFIG_SCOPES,
@@ -138,6 +138,41 @@ describe('configs', () => {
       'AB01',
       'config.strategy',
     );
+    expect((await cp.call('get', `/configs/${ok.id}`)).body.version).toBe(1);
+  });
+
+  test('hostile config shapes are 400 AB01 naming the field, with nothing published', async ({ cp, pg }) => {
+    const ws = await workspace(cp, 'Hostile configs');
+    const ok = await create(cp, { workspace_id: ws.id });
+    const changesBefore = (await changeEvents(pg.pool)).length;
+    const cases: [config: unknown, param: string][] = [
+      [
+        { strategy: { mode: 'fallback' }, targets: Array.from({ length: 100_000 }, () => ({})) },
+        'config.targets',
+      ],
+      [
+        { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: '1' }] },
+        'config.targets[0].weight',
+      ],
+      [{ provider: 'openai', retry: { attempts: -1 } }, 'config.retry.attempts'],
+      [{ provider: 'openai', request_timeout: 1e300 }, 'config.request_timeout'],
+      [{ provider: 'x'.repeat(512 * 1024) }, 'config.provider'],
+      [
+        { provider: 'openai', forward_headers: Array.from({ length: 20_000 }, (_, i) => `x-h${i}`) },
+        'config.forward_headers',
+      ],
+      [{ provider: 'openai', constructor: { prototype: { polluted: true } } }, 'config.constructor'],
+    ];
+    for (const [config, param] of cases) {
+      for (const response of [
+        await cp.call('post', '/configs', { body: { name: 'Hostile', workspace_id: ws.id, config } }),
+        await cp.call('put', `/configs/${ok.id}`, { body: { config } }),
+      ]) {
+        expectError(response, 400, 'AB01', param);
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await changeEvents(pg.pool)).length).toBe(changesBefore);
     expect((await cp.call('get', `/configs/${ok.id}`)).body.version).toBe(1);
   });
 
