@@ -5,6 +5,7 @@ import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
 import { auditEvents, changeEvents } from '../../test/outbox-rows.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
+import { entityChanges } from '../integrations/integrations.test-support.js';
 import {
   CONFIG_SCOPES,
   expectError,
@@ -174,6 +175,32 @@ describe('configs', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await changeEvents(pg.pool)).length).toBe(changesBefore);
     expect((await cp.call('get', `/configs/${ok.id}`)).body.version).toBe(1);
+  });
+
+  test('concurrent updates of one config: each its own version, published in version order, the last one wins', async ({
+    cp,
+    pg,
+  }) => {
+    const ws = await workspace(cp, 'Concurrent');
+    const target = await create(cp, { workspace_id: ws.id });
+    const updates = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        cp.call('put', `/configs/${target.id}`, {
+          body: { config: { provider: 'openai', retry: { attempts: i + 1 } } },
+        }),
+      ),
+    );
+    // No conditional updates (If-Match) in the admin API: writes to one row are serialised by its
+    // lock, so all succeed, each as a new version.
+    expect(updates.map((u) => u.status)).toEqual(updates.map(() => 200));
+    expect(updates.map((u) => u.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const published = (await entityChanges(pg.pool, target.id, EntityKind.CONFIG)).map((e) => e.version);
+    expect(published).toEqual([...published].sort((a, b) => a - b));
+    expect(new Set(published).size).toBe(published.length);
+    const newest = updates.find((u) => u.body.version === 9)?.body;
+    const stored = (await cp.call('get', `/configs/${target.id}`)).body;
+    expect(stored.config).toMatchObject({ provider: 'openai' });
+    expect([stored.version, stored.config]).toEqual([9, newest?.config]);
   });
 
   test('update: a changed config is a new version; name and same text are not; versions are readable', async ({
