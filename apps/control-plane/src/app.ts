@@ -250,7 +250,11 @@ export function createApp(
           draining: () => closer.closed,
         },
       });
-      const http = await listen(app, config.PORT, config.HOST);
+      const http = await listen(app, config.PORT, config.HOST, {
+        maxHeaderSize: config.MAX_HEADER_BYTES,
+        headersTimeout: config.HEADERS_TIMEOUT_MS,
+        requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
+      });
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));
       ports = { http: http.port, grpc: grpc.port };
       log.info(

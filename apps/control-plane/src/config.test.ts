@@ -52,3 +52,21 @@ describe('control-plane gRPC settings', () => {
     ).toBe(LOGS_TOKEN);
   });
 });
+
+describe('control-plane HTTP listener settings', () => {
+  const base = { ...REQUIRED, SNAPSHOT_SERVICE_TOKEN: TOKEN };
+
+  it('default to deadlines far below Node’s 60 s head and 300 s request', () => {
+    const config = loadControlPlaneConfig(base);
+    expect(config.HEADERS_TIMEOUT_MS).toBe(20_000);
+    expect(config.REQUEST_BODY_TIMEOUT_MS).toBe(60_000);
+    expect(config.MAX_HEADER_BYTES).toBe(16 * 1024);
+  });
+
+  it('refuse a head deadline later than the whole-request deadline (Node would throw at listen)', () => {
+    const found = problems({ ...base, HEADERS_TIMEOUT_MS: '90000', REQUEST_BODY_TIMEOUT_MS: '60000' });
+    expect(found).toEqual([
+      'HEADERS_TIMEOUT_MS: must not exceed REQUEST_BODY_TIMEOUT_MS (60000) (got "90000")',
+    ]);
+  });
+});

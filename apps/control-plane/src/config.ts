@@ -2,6 +2,7 @@
 import { checkJwtSettings, jwtSettingsShape } from '@aigw/jwt-auth';
 import {
   baseSettings,
+  durationMs,
   featureFlag,
   grpcHost,
   loadConfig,
@@ -16,6 +17,21 @@ import { z } from 'zod';
 const settingsObject = z.object({
   ...baseSettings,
   PORT: port(8788).describe('HTTP port: the admin API under /v1, /healthz, /readyz, /metrics.'),
+  // Node's defaults (60 s for the head, 300 s for the whole request) let a few slow clients hold
+  // sockets for minutes; admin requests are small (1 MB at most), so both are much shorter here.
+  HEADERS_TIMEOUT_MS: durationMs(20_000).describe(
+    'A client must send its request head within this time (ms; slow-loris defence: 408 and close). Checked every 30 s, so a stalled client may hold its socket up to 30 s longer.',
+  ),
+  REQUEST_BODY_TIMEOUT_MS: durationMs(60_000).describe(
+    'A client must send its whole request (head and body, at most 1 MB) within this time (ms; 408 and close). At least HEADERS_TIMEOUT_MS.',
+  ),
+  MAX_HEADER_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024)
+    .default(16 * 1024)
+    .describe('Largest request head accepted (bytes; Node answers 431 beyond).'),
   GRPC_PORT: port(50051).describe('Port of the SnapshotService, from which gateways stream their snapshot.'),
   GRPC_HOST: grpcHost.describe(
     'Bind address of the SnapshotService: loopback unless set; `0.0.0.0` when gateways run on other hosts (with the token; docs/control-plane.md, "Internal gRPC").',
@@ -221,20 +237,34 @@ const settingsObject = z.object({
     .describe('How often (ms) due alert e-mail retries are looked for; a new alert is sent at once.'),
 });
 
-export const settingsSchema = settingsObject.superRefine(checkJwtSettings).check(
-  // The snapshot holds every key hash and every sealed credential of every organisation.
-  requireServiceToken({
-    token: 'SNAPSHOT_SERVICE_TOKEN',
-    off: 'SNAPSHOT_SERVICE_AUTH',
-    why: 'gateways present it to read the snapshot (every key hash and sealed credential); give them the same value',
-  }),
-  // The logger always checks its token (LogsService trusts the caller identity the control plane sends).
-  requireServiceToken({
-    token: 'LOGGER_SERVICE_TOKEN',
-    neededWith: 'LOGGER_GRPC_URL',
-    why: "the logger's LOGS_SERVICE_TOKEN, which its LogsService always requires",
-  }),
-);
+/** Node refuses to create a server whose head deadline is later than its whole-request deadline. */
+function checkHttpTimeouts(settings: z.output<typeof settingsObject>, ctx: z.RefinementCtx): void {
+  const { HEADERS_TIMEOUT_MS: head, REQUEST_BODY_TIMEOUT_MS: whole } = settings;
+  if (head > 0 && whole > 0 && head > whole)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HEADERS_TIMEOUT_MS'],
+      message: `must not exceed REQUEST_BODY_TIMEOUT_MS (${whole})`,
+    });
+}
+
+export const settingsSchema = settingsObject
+  .superRefine(checkJwtSettings)
+  .superRefine(checkHttpTimeouts)
+  .check(
+    // The snapshot holds every key hash and every sealed credential of every organisation.
+    requireServiceToken({
+      token: 'SNAPSHOT_SERVICE_TOKEN',
+      off: 'SNAPSHOT_SERVICE_AUTH',
+      why: 'gateways present it to read the snapshot (every key hash and sealed credential); give them the same value',
+    }),
+    // The logger always checks its token (LogsService trusts the caller identity the control plane sends).
+    requireServiceToken({
+      token: 'LOGGER_SERVICE_TOKEN',
+      neededWith: 'LOGGER_GRPC_URL',
+      why: "the logger's LOGS_SERVICE_TOKEN, which its LogsService always requires",
+    }),
+  );
 
 export type ControlPlaneConfig = z.output<typeof settingsSchema>;
 

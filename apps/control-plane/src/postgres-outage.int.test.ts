@@ -81,7 +81,12 @@ describe('admin API with Postgres down', () => {
         timeout: 30_000,
         interval: 200,
       });
+      // The refused creations left nothing behind: no row, so no change event either (one transaction).
+      const during = await call('GET', `/v1/workspaces?name=${encodeURIComponent('during the outage')}`);
+      expect(((await during.json()) as { total: number }).total).toBe(0);
       expect((await call('POST', '/v1/workspaces', { name: 'after the outage' })).status).toBe(201);
+      const after = await call('GET', `/v1/workspaces?name=${encodeURIComponent('after the outage')}`);
+      expect(((await after.json()) as { total: number }).total).toBe(1);
     } finally {
       await app.stop();
       await server.stop();

@@ -69,7 +69,17 @@ export const CHECK_CATALOGUE = {
   webhook: z.strictObject({
     url: httpUrl(true),
     headers: z
-      .record(headerName, z.string().regex(/^[^\r\n\0]*$/, 'must not contain line breaks'))
+      // What Node sends as a header value (tab, printable ASCII, Latin-1): anything else, CR/LF above
+      // all, would fail every call at the gateway (ERR_INVALID_CHAR), so the admin API refuses it.
+      .record(
+        headerName,
+        z
+          .string()
+          .regex(
+            /^[\t\x20-\x7e\x80-\xff]*$/,
+            'must be an HTTP header value: no line breaks or control characters, Latin-1 only',
+          ),
+      )
       .default({}),
     timeout: z.int().min(1).max(60_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
   }),

@@ -197,6 +197,21 @@ describe('accepted tokens', () => {
     expect((await verifier.verify(token)).subject).toBe('user-1');
   });
 
+  it('keeps two tokens with the same header apart (no identity is cached by a token prefix)', async () => {
+    const first = await signToken(rsa, claims({ sub: 'user-a', role: 'member', scope: 'logs.view' }));
+    const second = await signToken(
+      rsa,
+      claims({ sub: 'user-b', role: 'owner', workspace_id: undefined, scope: 'users.delete' }),
+    );
+    const header = first.split('.')[0] ?? '';
+    expect(header.length).toBeGreaterThan(20);
+    expect(second.startsWith(`${header}.`)).toBe(true);
+    const [a, b] = await Promise.all([verifier.verify(first), verifier.verify(second)]);
+    expect([a.subject, a.role, a.scopes]).toEqual(['user-a', 'member', ['logs.view']]);
+    expect([b.subject, b.role, b.scopes]).toEqual(['user-b', 'owner', ['users.delete']]);
+    expect((await verifier.verify(first)).subject).toBe('user-a');
+  });
+
   it('refetches the key set for an unknown kid once the cooldown is over (key rotation)', async () => {
     const rotated = await makeKey('RS256', 'rsa-2');
     const jwks = await startJwksServer([rsa.jwk]);
@@ -248,6 +263,54 @@ describe('refused tokens', () => {
   it('refuses a kid that is not in the key set', async () => {
     const token = await signToken(await makeKey('RS256', 'retired'), claims());
     expectRefused(await refusal(token), token, 'unknown_key', /"kid"/);
+  });
+
+  it('refuses hostile kids (path traversal, SQL, huge) as unknown keys', async () => {
+    const attacker = await makeKey('RS256', 'attacker');
+    for (const kid of ['../../x', "x' OR '1'='1", '%2e%2e%2f', 'k'.repeat(4096)]) {
+      const token = await signToken(attacker, claims({ role: 'owner' }), { kid });
+      expectRefused(await refusal(token), token, 'unknown_key', /"kid"/);
+    }
+  });
+
+  it('never follows jku, x5u or an embedded jwk: the attacker key set is not fetched', async () => {
+    const attacker = await makeKey('RS256', 'attacker');
+    const theirs = await startJwksServer([attacker.jwk]);
+    try {
+      for (const header of [
+        { jku: theirs.url },
+        { x5u: theirs.url },
+        { jwk: attacker.jwk },
+        { jku: theirs.url, x5u: theirs.url, jwk: attacker.jwk },
+      ]) {
+        const token = await signToken(attacker, claims({ role: 'owner' }), { header });
+        expectRefused(await refusal(token), token, 'unknown_key', /"kid"/);
+        // Under a kid the real key set publishes, the attacker's signature does not verify.
+        const posing = await signToken(attacker, claims({ role: 'owner' }), { header, kid: rsa.kid });
+        expectRefused(await refusal(posing), posing, 'bad_signature', /signature does not verify/);
+      }
+      expect(theirs.requests).toBe(0);
+    } finally {
+      await theirs.close();
+    }
+  });
+
+  it('a flood of unknown kids fetches the key set once per cooldown (default 30 s)', async () => {
+    const jwks = await startJwksServer([rsa.jwk]);
+    try {
+      const fresh = verifierFor({ JWT_JWKS_URL: jwks.url });
+      await fresh.verify(await signToken(rsa, claims()));
+      expect(jwks.requests).toBe(1);
+      const stranger = await makeKey('RS256', 'stranger');
+      const flood = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => signToken(stranger, claims(), { kid: `unknown-${i}` })),
+      );
+      const refusals = await Promise.all(flood.map((token) => refusal(token, fresh)));
+      expect(refusals.map((r) => r.reason)).toEqual(flood.map(() => 'unknown_key'));
+      expect(jwks.requests).toBe(1);
+    } finally {
+      await jwks.close();
+    }
   });
 
   it('refuses a token without kid when several keys match its algorithm', async () => {

@@ -84,11 +84,18 @@ export interface SignOptions {
   kid?: string | null;
   /** Header `alg`; defaults to the key's own. */
   alg?: string;
+  /** More protected-header fields (an attacker's `jku`, `x5u`, `jwk`). */
+  header?: Record<string, unknown>;
 }
 
 export function signToken(key: TestKey, claims: JWTPayload, options: SignOptions = {}): Promise<string> {
   const kid = options.kid === undefined ? key.kid : options.kid;
-  const header = { alg: options.alg ?? key.alg, typ: 'JWT', ...(kid === null ? {} : { kid }) };
+  const header = {
+    ...options.header,
+    alg: options.alg ?? key.alg,
+    typ: 'JWT',
+    ...(kid === null ? {} : { kid }),
+  };
   return new SignJWT(claims).setProtectedHeader(header).sign(key.privateKey);
 }
 

@@ -66,6 +66,20 @@ describe('renderMessages', () => {
     expect(err.message).toBe('missing required variables: a, c');
   });
 
+  it("never reaches Object.prototype: its members' names are missing variables; values print as before", () => {
+    for (const name of ['constructor', '__defineGetter__', 'toString']) {
+      const err = thrown(() => renderMessages({ template: `{{${name}}}`, variables: {}, partials: none }));
+      expect([err.code, err.message]).toEqual(['missing_variables', `missing required variables: ${name}`]);
+    }
+    const out = renderMessages({
+      template:
+        '{{o}} {{{l}}} {{o.__defineGetter__}}{{o.constructor}}{{l.push}}{{#o}}{{__defineSetter__}}{{a}}{{/o}}',
+      variables: { o: { a: 1 }, l: ['x', { b: 2 }] },
+      partials: none,
+    });
+    expect(out).toEqual([{ role: 'user', content: '[object Object] x,[object Object] 1' }]);
+  });
+
   it('renders sections over lists and treats a default as given', () => {
     const out = renderMessages({
       template: '{{#items}}[{{.}}]{{/items}}{{x}}',

@@ -49,7 +49,7 @@ export interface RenderInput {
 /** The rendered messages; `missing_variables` names every required variable neither given nor defaulted. */
 export function renderMessages(input: RenderInput): TemplateMessage[] {
   const messages = templateMessages(input.template);
-  const view: Record<string, unknown> = { ...(input.defaults ?? {}), ...(input.variables ?? {}) };
+  const view = detached({ ...(input.defaults ?? {}), ...(input.variables ?? {}) }) as Record<string, unknown>;
   const required = requiredVariables(
     messages.map((m) => m.content),
     input.partials,
@@ -67,4 +67,28 @@ export function renderMessages(input: RenderInput): TemplateMessage[] {
     role: m.role,
     content: Mustache.render(m.content, view, partial, { escape: (value: unknown) => String(value) }),
   }));
+}
+
+/**
+ * A copy of JSON variables without prototypes. Mustache resolves a name with `in` and calls what it
+ * finds, so on plain objects `{{constructor}}` or `{{o.__defineGetter__}}` reached (and called)
+ * Object.prototype's members: wrong output, or a TypeError for a template any prompt editor can
+ * save. Without prototypes those names are just variables; objects and arrays still print as before.
+ */
+function detached(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const list = Object.setPrototypeOf(value.map(detached), null) as unknown[];
+    return printable(list, () => Array.prototype.join.call(list, ','));
+  }
+  if (value !== null && typeof value === 'object') {
+    const record = Object.create(null) as Record<string, unknown>;
+    for (const [key, inner] of Object.entries(value)) record[key] = detached(inner);
+    return printable(record, () => '[object Object]');
+  }
+  return value;
+}
+
+/** String(value) needs a prototype or Symbol.toPrimitive; a symbol is out of a template's reach. */
+function printable<T extends object>(value: T, text: () => string): T {
+  return Object.defineProperty(value, Symbol.toPrimitive, { value: text, enumerable: false });
 }

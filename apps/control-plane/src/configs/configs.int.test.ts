@@ -3,8 +3,9 @@
 import { AuditOutcome, EntityKind, EntityStatus } from '@aigw/proto';
 import { describe, expect } from 'vitest';
 import { test } from '../../test/harness.js';
-import { auditEvents } from '../../test/outbox-rows.js';
+import { auditEvents, changeEvents } from '../../test/outbox-rows.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
+import { entityChanges } from '../integrations/integrations.test-support.js';
 import {
   CONFIG_SCOPES,
   expectError,
@@ -139,6 +140,67 @@ describe('configs', () => {
       'config.strategy',
     );
     expect((await cp.call('get', `/configs/${ok.id}`)).body.version).toBe(1);
+  });
+
+  test('hostile config shapes are 400 AB01 naming the field, with nothing published', async ({ cp, pg }) => {
+    const ws = await workspace(cp, 'Hostile configs');
+    const ok = await create(cp, { workspace_id: ws.id });
+    const changesBefore = (await changeEvents(pg.pool)).length;
+    const cases: [config: unknown, param: string][] = [
+      [
+        { strategy: { mode: 'fallback' }, targets: Array.from({ length: 100_000 }, () => ({})) },
+        'config.targets',
+      ],
+      [
+        { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', weight: '1' }] },
+        'config.targets[0].weight',
+      ],
+      [{ provider: 'openai', retry: { attempts: -1 } }, 'config.retry.attempts'],
+      [{ provider: 'openai', request_timeout: 1e300 }, 'config.request_timeout'],
+      [{ provider: 'x'.repeat(512 * 1024) }, 'config.provider'],
+      [
+        { provider: 'openai', forward_headers: Array.from({ length: 20_000 }, (_, i) => `x-h${i}`) },
+        'config.forward_headers',
+      ],
+      [{ provider: 'openai', constructor: { prototype: { polluted: true } } }, 'config.constructor'],
+    ];
+    for (const [config, param] of cases) {
+      for (const response of [
+        await cp.call('post', '/configs', { body: { name: 'Hostile', workspace_id: ws.id, config } }),
+        await cp.call('put', `/configs/${ok.id}`, { body: { config } }),
+      ]) {
+        expectError(response, 400, 'AB01', param);
+      }
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await changeEvents(pg.pool)).length).toBe(changesBefore);
+    expect((await cp.call('get', `/configs/${ok.id}`)).body.version).toBe(1);
+  });
+
+  test('concurrent updates of one config: each its own version, published in version order, the last one wins', async ({
+    cp,
+    pg,
+  }) => {
+    const ws = await workspace(cp, 'Concurrent');
+    const target = await create(cp, { workspace_id: ws.id });
+    const updates = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        cp.call('put', `/configs/${target.id}`, {
+          body: { config: { provider: 'openai', retry: { attempts: i + 1 } } },
+        }),
+      ),
+    );
+    // No conditional updates (If-Match) in the admin API: writes to one row are serialised by its
+    // lock, so all succeed, each as a new version.
+    expect(updates.map((u) => u.status)).toEqual(updates.map(() => 200));
+    expect(updates.map((u) => u.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    const published = (await entityChanges(pg.pool, target.id, EntityKind.CONFIG)).map((e) => e.version);
+    expect(published).toEqual([...published].sort((a, b) => a - b));
+    expect(new Set(published).size).toBe(published.length);
+    const newest = updates.find((u) => u.body.version === 9)?.body;
+    const stored = (await cp.call('get', `/configs/${target.id}`)).body;
+    expect(stored.config).toMatchObject({ provider: 'openai' });
+    expect([stored.version, stored.config]).toEqual([9, newest?.config]);
   });
 
   test('update: a changed config is a new version; name and same text are not; versions are readable', async ({

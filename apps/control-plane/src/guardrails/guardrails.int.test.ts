@@ -123,6 +123,17 @@ describe('guardrails', () => {
         { checks: [{ id: 'webhook', parameters: { url: 'https://a.example.com', timeout: 60001 } }] },
         'body.checks.0.parameters.timeout',
       ],
+      // Header values Node would refuse to send (ERR_INVALID_CHAR): CR/LF injection, controls, non-Latin-1.
+      ...['v\r\nx-injected: 1', 'v\nx', 'a\u0001b', 'del\u007f', 'emoji \u{1F600}'].map(
+        (value): [Record<string, unknown>, string] => [
+          {
+            checks: [
+              { id: 'webhook', parameters: { url: 'https://a.example.com', headers: { 'x-a': value } } },
+            ],
+          },
+          'body.checks.0.parameters.headers.x-a',
+        ],
+      ),
       [{ checks: [] }, 'body.checks'],
       [{ checks: [{ id: 'valid_json' }], async: true, actions: { deny: true } }, 'body.actions.deny'],
       [{ checks: [{ id: 'valid_json' }], actions: { deny: 'yes' } }, 'body.actions.deny'],

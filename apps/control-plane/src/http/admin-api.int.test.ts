@@ -129,6 +129,36 @@ describe('admin API surface', () => {
     expect(JSON.parse(record?.requestDetailsJson ?? '{}').body.name).toBe('ops \u{1F680}');
   });
 
+  test('hostile JSON shapes are 400 AB01 without a stack overflow: 100 000-deep arrays, NaN, a top-level array', async ({
+    cp,
+    pg,
+  }) => {
+    const changesBefore = (await changeEvents(pg.pool)).length;
+    const bodies = [
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      `{"name":${'['.repeat(100_000)}${']'.repeat(100_000)}}`,
+      '{"name": NaN}',
+      '{"name": Infinity}',
+      '[{"name":"Acme"}]',
+      '"Acme"',
+      'null',
+    ];
+    for (const raw of bodies) {
+      const response = await cp.call('put', '/organisation', { raw });
+      expect(response.status, raw.slice(0, 20)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'AB01', type: 'invalid_request_error' });
+    }
+    // Duplicate keys: JSON.parse keeps the last one (RFC 8259 leaves it open); the value is then
+    // validated like any other, so a duplicate cannot smuggle past the schema.
+    const dup = await cp.call('put', '/organisation', {
+      raw: '{"name":"Acme","name":"x' + 'y'.repeat(300) + '"}',
+    });
+    expect(dup.status).toBe(400);
+    expect(dup.body.error.param).toBe('body.name');
+    expect((await changeEvents(pg.pool)).length).toBe(changesBefore);
+    expect((await cp.call('get', '/organisation')).status).toBe(200);
+  });
+
   test('an organisation update changes the row, emits a versioned change and an audit record in one commit', async ({
     cp,
     pg,

@@ -374,4 +374,40 @@ describe('integrations', () => {
     const audit = (await auditEvents(pg.pool)).find((a) => a.action === 'integrations.delete');
     expect(audit).toMatchObject({ resourceId: created.id, outcome: AuditOutcome.SUCCESS });
   });
+
+  test('refused credentials are never echoed: not in errors, audit records or change events', async ({
+    cp,
+    pg,
+  }) => {
+    const CANARY = 'sk-canary-7f3a9c1e5b2d4f60-zzzz';
+    const existing = await createIntegration(cp, { name: 'Canary target' });
+    const attempts: [method: string, path: string, body: Record<string, unknown>][] = [
+      ['post', '/integrations', { credentials: { api_key: `${CANARY}\r\nx-injected: 1` } }],
+      ['post', '/integrations', { credentials: { api_key: `${CANARY}${'x'.repeat(5000)}` } }],
+      ['post', '/integrations', { credentials: { api_key: `  ${CANARY}` } }],
+      ['post', '/integrations', { credentials: { api_key: OPENAI_KEY, password: CANARY } }],
+      [
+        'post',
+        '/integrations',
+        { credentials: { api_key: OPENAI_KEY, custom_headers: { 'x-a': `${CANARY}\n` } } },
+      ],
+      ['post', '/integrations', { credentials: { api_key: OPENAI_KEY, custom_headers: { host: CANARY } } }],
+      ['post', '/integrations', { ai_provider: 'bedrock', credentials: { api_key: CANARY } }],
+      ['post', '/integrations', { credentials: CANARY }],
+      ['put', `/integrations/${existing.id}`, { credentials: { api_key: `${CANARY}\u0000` } }],
+      ['put', `/integrations/${existing.id}`, { credentials: { api_key: CANARY }, ai_provider: 'anthropic' }],
+    ];
+    for (const [method, path, body] of attempts) {
+      const response = await cp.call(method, path, {
+        body: method === 'post' ? { name: 'Canary', ai_provider: 'openai', ...body } : body,
+      });
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.error.code).toBe('AB01');
+      expect(JSON.stringify(response.body)).not.toContain(CANARY);
+    }
+    const audits = await auditEvents(pg.pool);
+    expect(audits.filter((a) => a.outcome === AuditOutcome.FAILURE).length).toBeGreaterThan(0);
+    for (const audit of audits) expect(JSON.stringify(audit)).not.toContain(CANARY);
+    await expectSecretsNowhere(pg.pool, [CANARY]);
+  });
 });

@@ -313,4 +313,33 @@ describe('prompts', () => {
       2,
     );
   });
+
+  test('templates and variables are data: prototype members are missing variables, injected tags stay text', async ({
+    cp,
+  }) => {
+    const ws = await workspace(cp, 'Template injection');
+    const render = async (string: string, variables: Record<string, unknown>) => {
+      const prompt = await created(cp, '/prompts', { name: 'Injection', workspace_id: ws.id, string });
+      return cp.call('post', `/prompts/${prompt.id}/render`, { body: { variables } });
+    };
+    // A variable value holding template syntax is rendered as literal text, never evaluated.
+    const injected = "{{constructor.constructor('return process')()}} {{#__proto__}}x{{/__proto__}}";
+    const literal = await render('Q: {{q}}', { q: injected });
+    expect(literal.status, JSON.stringify(literal.body)).toBe(200);
+    expect(literal.body.data.messages).toEqual([{ role: 'user', content: `Q: ${injected}` }]);
+    // Names of Object.prototype members are variables like any other: missing unless given...
+    for (const name of ['constructor', '__proto__', 'toString', '__defineGetter__', 'hasOwnProperty']) {
+      const missing = await render(`{{${name}}}`, {});
+      expectError(missing, 400, 'AB01', 'body.variables');
+      expect(missing.body.error.message).toBe(`body.variables: missing required variables: ${name}`);
+    }
+    // ...and never reach the prototype, inside nested values or sections either.
+    const nested = await render(
+      '{{#__proto__}}p{{/__proto__}}{{o.constructor}}{{o.__defineGetter__}}{{#o}}{{__defineSetter__}}{{/o}}{{l.length}}{{#l}}{{.}}{{/l}}',
+      { o: { a: 1 }, l: ['x', 'y'] },
+    );
+    expect(nested.status, JSON.stringify(nested.body)).toBe(200);
+    expect(nested.body.data.messages).toEqual([{ role: 'user', content: '2xy' }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
