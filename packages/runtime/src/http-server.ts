@@ -21,7 +21,10 @@ export async function listen(
   host: string,
   options: ListenOptions = {},
 ): Promise<RunningServer> {
-  const server = createServer({ keepAliveTimeout: 5_000, ...options }, handler);
+  const server = createServer(
+    { keepAliveTimeout: 5_000, connectionsCheckingInterval: checkingInterval(options), ...options },
+    handler,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -31,6 +34,16 @@ export async function listen(
   });
   const bound = (server.address() as AddressInfo).port;
   return { server, port: bound, close: (graceMs) => drain(server, graceMs) };
+}
+
+/**
+ * How often node:http looks for connections past their head or request deadline: Node checks every
+ * 30 s by default, so a stalled client held its socket up to 30 s past the deadline. A quarter of the
+ * head deadline (1 s to 30 s) keeps the overshoot small for the cost of a walk over the connections.
+ */
+function checkingInterval(options: ListenOptions): number {
+  const deadline = Math.min(options.headersTimeout ?? 60_000, options.requestTimeout || 300_000);
+  return Math.min(30_000, Math.max(1_000, Math.floor(deadline / 4)));
 }
 
 function drain(server: Server, graceMs: number): Promise<void> {
