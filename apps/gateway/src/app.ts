@@ -26,6 +26,9 @@ import { createLimits } from './limits/index.js';
 import { createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
 import { createSnapshotClient, SnapshotStore, SnapshotSync } from './snapshot/index.js';
 
+/** How often Node checks HEADERS_TIMEOUT_MS and REQUEST_BODY_TIMEOUT_MS against open connections. */
+const TIMEOUT_SWEEP_MS = 1_000;
+
 export interface GatewayApp extends App {
   /** The bound HTTP port (useful with PORT=0 in tests). */
   readonly port: number;
@@ -199,6 +202,10 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         maxHeaderSize: config.MAX_HEADER_BYTES,
         headersTimeout: config.HEADERS_TIMEOUT_MS,
         requestTimeout: config.REQUEST_BODY_TIMEOUT_MS,
+        // Node enforces both timeouts only when it sweeps its connections, every 30 s by default:
+        // a slow-loris client would get up to 30 s more than configured. A sweep a second keeps
+        // them to the second, for a walk over the open connections once a second.
+        connectionsCheckingInterval: TIMEOUT_SWEEP_MS,
       });
       http.server.on('upgrade', (req, socket, head) => void pipeline.upgrade(req, socket, head));
       closer.add('http', () => http.close(config.SHUTDOWN_TIMEOUT_MS));

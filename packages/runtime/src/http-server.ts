@@ -12,7 +12,7 @@ export interface RunningServer {
 /** Limits against slow or oversized clients (Node's own defaults when omitted). */
 export type ListenOptions = Pick<
   ServerOptions,
-  'maxHeaderSize' | 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout'
+  'maxHeaderSize' | 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionsCheckingInterval'
 >;
 
 export async function listen(
