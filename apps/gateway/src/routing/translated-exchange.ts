@@ -4,6 +4,8 @@
 // shape exactly as it reads an untranslated answer.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
+import type { AppError } from '@aigw/runtime';
+import { gatewayError } from '../errors.js';
 import type { BodyTranslator } from '../translate/body-translator.js';
 import type { Translation } from '../translate/translation.js';
 import type { UpstreamAnswer, UpstreamExchange } from '../upstream/upstream-exchange.js';
@@ -15,10 +17,13 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
   readonly headers: IncomingHttpHeaders;
   /** The provider's answer arrived whole and was translated to its end. */
   complete = false;
+  /** Why the answer was cut off here (larger than a whole translator may hold). */
+  tooLarge: AppError | undefined;
 
   constructor(
     private readonly source: UpstreamAnswer,
     translator: BodyTranslator,
+    maxWholeBytes: number,
   ) {
     super();
     this.statusCode = source.statusCode;
@@ -26,7 +31,19 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
     const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
     delete headers['content-length'];
     this.headers = headers;
+    let held = 0;
     source.on('data', (chunk: Buffer) => {
+      // A translator that reads the answer whole holds it: beyond the limit the answer is cut off
+      // (its head may be out already) rather than held however large the provider makes it.
+      if (translator.whole) held += chunk.length;
+      if (held > maxWholeBytes) {
+        this.tooLarge = gatewayError(
+          'upstream_unreachable',
+          `The provider's answer is larger than ${maxWholeBytes} bytes`,
+        );
+        this.destroy();
+        return;
+      }
       let room = true;
       for (const part of translator.push(chunk)) room = this.push(part) && room;
       if (!room) source.pause();
@@ -53,10 +70,15 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
 }
 
 /** The exchange with its answer translated; the same exchange when no answer came. */
-export function translatedExchange(exchange: UpstreamExchange, translation: Translation): UpstreamExchange {
+export function translatedExchange(
+  exchange: UpstreamExchange,
+  translation: Translation,
+  maxWholeBytes: number,
+): UpstreamExchange {
   const source = exchange.response;
   if (!source) return exchange;
-  const response = new TranslatedResponse(source, translation.response(source.statusCode, source.headers));
+  const translator = translation.response(source.statusCode, source.headers);
+  const response = new TranslatedResponse(source, translator, maxWholeBytes);
   return {
     get startedAt() {
       return exchange.startedAt;
@@ -66,7 +88,7 @@ export function translatedExchange(exchange: UpstreamExchange, translation: Tran
     },
     response,
     get error() {
-      return exchange.error;
+      return response.tooLarge ?? exchange.error;
     },
     abort: () => exchange.abort(),
     settle: () => exchange.settle(),

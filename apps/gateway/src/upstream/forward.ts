@@ -28,7 +28,10 @@ export interface ForwardRequest {
   /** Sees every response chunk as it passes (for usage and body capture); must be cheap. */
   readonly responseSink?: ChunkSink;
   readonly requestSink?: ChunkSink;
-  /** Streamed bodies beyond this many bytes are cut off with 413. */
+  /**
+   * Streamed bodies beyond this many bytes are cut off with 413; an answer a `whole` filter holds
+   * beyond it is refused with 502 (the filter buffers it, so it must not grow with the provider).
+   */
   readonly maxBodyBytes: number;
   /**
    * Rewrites what the client receives of a 2xx answer (the sinks still see the provider's bytes);
@@ -287,7 +290,12 @@ class Forwarding implements Dispatcher.DispatchHandler {
     const { res, result, filter } = this;
     result.responseBytes += chunk.length;
     this.fr.responseSink?.push(chunk);
-    if (res.destroyed) return true;
+    if (res.destroyed || this.cancelled) return true;
+    if (filter?.whole && result.responseBytes > this.fr.maxBodyBytes) {
+      const max = this.fr.maxBodyBytes;
+      this.fail(gatewayError('upstream_unreachable', `The provider's answer is larger than ${max} bytes`));
+      return true;
+    }
     let flushed = true;
     if (filter) for (const part of filter.push(chunk)) flushed = res.write(part) && flushed;
     else flushed = res.write(chunk);
@@ -301,7 +309,8 @@ class Forwarding implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     const { res, result, filter, headerList } = this;
-    if (res.destroyed) return;
+    // Refused mid-answer (fail() answered already), or the client left.
+    if (res.destroyed || this.cancelled) return;
     if (filter?.whole) {
       const parts = filter.end();
       const upstreamStatus = result.status;
