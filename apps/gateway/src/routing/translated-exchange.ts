@@ -5,9 +5,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { AppError } from '@aigw/runtime';
-import { gatewayError } from '../errors.js';
 import type { BodyTranslator } from '../translate/body-translator.js';
 import type { Translation } from '../translate/translation.js';
+import { tooLargeToHold } from '../upstream/forward.js';
 import type { UpstreamAnswer, UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 /** The provider's answer, translated chunk by chunk as the reader pulls it. */
@@ -23,7 +23,7 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
   constructor(
     private readonly source: UpstreamAnswer,
     translator: BodyTranslator,
-    maxWholeBytes: number,
+    maxHeldBytes: number,
   ) {
     super();
     this.statusCode = source.statusCode;
@@ -31,21 +31,19 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
     const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
     delete headers['content-length'];
     this.headers = headers;
+    /** Bytes the translator took in since it last gave anything out (forward.ts, the same rule). */
     let held = 0;
     source.on('data', (chunk: Buffer) => {
-      // A translator that reads the answer whole holds it: beyond the limit the answer is cut off
-      // (its head may be out already) rather than held however large the provider makes it.
-      if (translator.whole) held += chunk.length;
-      if (held > maxWholeBytes) {
-        this.tooLarge = gatewayError(
-          'upstream_unreachable',
-          `The provider's answer is larger than ${maxWholeBytes} bytes`,
-        );
+      const parts = translator.push(chunk);
+      held = parts.length > 0 ? 0 : held + chunk.length;
+      if (held > maxHeldBytes) {
+        // The head may be out already: the answer is cut off, and the event says why.
+        this.tooLarge = tooLargeToHold(translator, maxHeldBytes);
         this.destroy();
         return;
       }
       let room = true;
-      for (const part of translator.push(chunk)) room = this.push(part) && room;
+      for (const part of parts) room = this.push(part) && room;
       if (!room) source.pause();
     });
     source.once('end', () => {
@@ -73,12 +71,12 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
 export function translatedExchange(
   exchange: UpstreamExchange,
   translation: Translation,
-  maxWholeBytes: number,
+  maxHeldBytes: number,
 ): UpstreamExchange {
   const source = exchange.response;
   if (!source) return exchange;
   const translator = translation.response(source.statusCode, source.headers);
-  const response = new TranslatedResponse(source, translator, maxWholeBytes);
+  const response = new TranslatedResponse(source, translator, maxHeldBytes);
   return {
     get startedAt() {
       return exchange.startedAt;

@@ -1,6 +1,7 @@
-// A translated answer is read whole before it is rewritten: one larger than MAX_BODY_BYTES is a 502
-// in the envelope (a config's leaf: a cut answer, its head being out), not a buffer that grows with
-// whatever a (custom-host) provider sends.
+// A translated answer is read whole before it is rewritten, and a stream event before it is rewritten
+// or stripped of its usage: one larger than MAX_BODY_BYTES is a 502 in the envelope (a stream, or a
+// config leaf's answer: cut off, its head being out), not a buffer that grows with whatever a
+// (custom-host) provider sends.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +18,15 @@ let providerBase = '';
 beforeAll(async () => {
   provider = createServer((req, res) => {
     req.resume();
+    if (req.url?.includes('/endless-event/')) {
+      // One event that never ends (no line end), 4x the limit, then the end of the answer.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: ');
+      const piece = 'a'.repeat(16 * 1024);
+      for (let sent = 0; sent < LIMIT * 4; sent += piece.length) res.write(piece);
+      res.end();
+      return;
+    }
     const size = Number(/\/size-(\d+)\//.exec(req.url ?? '')?.[1] ?? 0);
     const text = 'a'.repeat(size);
     const openai = req.url?.endsWith('/chat/completions');
@@ -124,5 +134,45 @@ describe("a config leaf's translated answer read whole", () => {
     expect(small.status).toBe(200);
     expect(small.text).toContain('a'.repeat(LIMIT / 2));
     await expect(viaConfig(LIMIT * 4)).rejects.toThrow('fetch failed');
+  });
+});
+
+describe('a stream event that never ends', () => {
+  const streamed = (body: object) => ({ ...body, stream: true });
+  function endless(headers: Record<string, string>, path: string, body: object) {
+    return fetch(`http://127.0.0.1:${app.port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test', ...headers },
+      body: JSON.stringify(body),
+    }).then(async (res) => ({ status: res.status, text: await res.text() }));
+  }
+  const host = () => `${providerBase}/endless-event/v1`;
+
+  it.each([
+    ['translated (chat completions sent to Anthropic)', 'anthropic', '/v1/chat/completions', chat],
+    [
+      'with the usage the gateway asked for (OpenAI)',
+      'openai',
+      '/v1/chat/completions',
+      { ...chat, model: 'gpt-4o' },
+    ],
+    ['through the Messages front door (OpenAI)', 'openai', '/v1/messages', messages],
+  ])('%s: is cut off past MAX_BODY_BYTES', async (_case, provider, path, body) => {
+    const call = endless(
+      { 'x-service-provider': provider, 'x-service-custom-host': host() },
+      path,
+      streamed(body),
+    );
+    await expect(call).rejects.toThrow(/^(fetch failed|terminated)$/);
+  });
+
+  it("in a config leaf's translated stream: is cut off past MAX_BODY_BYTES", async () => {
+    const config = { provider: 'anthropic', api_key: 'sk-test', custom_host: host() };
+    const call = endless(
+      { 'x-service-config': JSON.stringify(config) },
+      '/v1/chat/completions',
+      streamed(chat),
+    );
+    await expect(call).rejects.toThrow(/^(fetch failed|terminated)$/);
   });
 });
