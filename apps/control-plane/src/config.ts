@@ -20,7 +20,7 @@ const settingsObject = z.object({
   // Node's defaults (60 s for the head, 300 s for the whole request) let a few slow clients hold
   // sockets for minutes; admin requests are small (1 MB at most), so both are much shorter here.
   HEADERS_TIMEOUT_MS: durationMs(20_000).describe(
-    'A client must send its request head within this time (ms; slow-loris defence: 408 and close). Checked every 30 s, so a stalled client may hold its socket up to 30 s longer.',
+    'A client must send its request head within this time (ms; slow-loris defence: 408 and close). Checked every second.',
   ),
   REQUEST_BODY_TIMEOUT_MS: durationMs(60_000).describe(
     'A client must send its whole request (head and body, at most 1 MB) within this time (ms; 408 and close). At least HEADERS_TIMEOUT_MS.',

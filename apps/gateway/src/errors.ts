@@ -183,9 +183,19 @@ export function writeErrorToSocket(
   socket.end(answer.body);
 }
 
+/**
+ * V8 ran out of stack. JSON.parse copes with any depth, but JSON.stringify and the walks over a
+ * parsed body recurse: a client's body nested thousands deep is the input that gets here.
+ */
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && err.message === 'Maximum call stack size exceeded';
+}
+
 /** Any failure as the gateway error a client gets (an unexpected one is a 400 that hides its cause). */
 export function asGatewayError(err: unknown): AppError {
-  return err instanceof AppError
-    ? err
-    : gatewayError('bad_request', 'The request could not be processed', { cause: err });
+  if (err instanceof AppError) return err;
+  if (isStackOverflow(err)) {
+    return gatewayError('bad_request', 'The request JSON is nested too deeply to process', { cause: err });
+  }
+  return gatewayError('bad_request', 'The request could not be processed', { cause: err });
 }

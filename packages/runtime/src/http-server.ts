@@ -15,6 +15,14 @@ export type ListenOptions = Pick<
   'maxHeaderSize' | 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout'
 >;
 
+/**
+ * How often node:http looks for connections past their head or request deadline. Node's default
+ * is 30 s, which let a stalled client keep its socket up to 30 s past the deadline (a trickled
+ * head with a 500 ms deadline answered after 17 s); once a second keeps every app's deadlines to
+ * the second, for a walk over the open connections.
+ */
+const DEADLINE_SWEEP_MS = 1_000;
+
 export async function listen(
   handler: RequestListener,
   port: number,
@@ -22,7 +30,7 @@ export async function listen(
   options: ListenOptions = {},
 ): Promise<RunningServer> {
   const server = createServer(
-    { keepAliveTimeout: 5_000, connectionsCheckingInterval: checkingInterval(options), ...options },
+    { keepAliveTimeout: 5_000, connectionsCheckingInterval: DEADLINE_SWEEP_MS, ...options },
     handler,
   );
   await new Promise<void>((resolve, reject) => {
@@ -34,16 +42,6 @@ export async function listen(
   });
   const bound = (server.address() as AddressInfo).port;
   return { server, port: bound, close: (graceMs) => drain(server, graceMs) };
-}
-
-/**
- * How often node:http looks for connections past their head or request deadline: Node checks every
- * 30 s by default, so a stalled client held its socket up to 30 s past the deadline. A quarter of the
- * head deadline (1 s to 30 s) keeps the overshoot small for the cost of a walk over the connections.
- */
-function checkingInterval(options: ListenOptions): number {
-  const deadline = Math.min(options.headersTimeout ?? 60_000, options.requestTimeout || 300_000);
-  return Math.min(30_000, Math.max(1_000, Math.floor(deadline / 4)));
 }
 
 function drain(server: Server, graceMs: number): Promise<void> {

@@ -21,9 +21,9 @@ function rawExchange(port: number, request: string): Promise<string> {
 const statusLine = (response: string) => response.split('\r\n', 1)[0];
 
 describe('slow and oversized clients', () => {
-  // node:http checks the deadlines every connectionsCheckingInterval, which listen() sets to a
-  // quarter of the head deadline (at least 1 s): both are cut within a few seconds here; with Node's
-  // defaults (60 s head, checked every 30 s) the test would time out instead.
+  // node:http checks the deadlines every connectionsCheckingInterval, which listen() sets to 1 s:
+  // both are cut within a few seconds here; with Node's defaults (60 s head, checked every 30 s)
+  // the test would time out instead.
   test('a stalled head and a stalled body are cut with 408 at the configured deadlines', {
     timeout: 15_000,
   }, async ({ pg, nats }) => {

@@ -50,6 +50,13 @@ describe('joinUrl', () => {
     '/a b',
     '/a\nb',
     'no-leading-slash',
+    // URL parsing keeps these, but a provider or proxy that decodes %2f / %5c before resolving dot
+    // segments would climb out of a custom host's base path.
+    '/files/..%2fadmin',
+    '/files/%2e%2e%2Fadmin',
+    '/a/..%5cb',
+    '/a%2f..%2fb',
+    '/a%2F.',
   ])('refuses %j with bad_request on param path', (path) => {
     const err = rejected(() => joinUrl('https://api.openai.com/v1', path, ''));
     expect(err).toBeInstanceOf(AppError);
@@ -82,4 +89,17 @@ describe('joinUrl', () => {
     expect(() => assertSafePath('/model/anthropic.claude-v2/invoke')).not.toThrow();
     expect(() => assertSafePath('/files/...')).not.toThrow();
   });
+
+  it('accepts encoded slashes that are not around a dot segment (a Bedrock ARN model id)', () => {
+    const arn = '/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A1%3Ainference-profile%2Fus.anthropic.claude/invoke';
+    expect(joinUrl('https://x.test/v1', arn, '').pathname).toBe(`/v1${arn}`);
+    expect(() => assertSafePath('/files/..x%2F.y')).not.toThrow();
+  });
+
+  it.each(['/files/%252e%252e/x', '/files/a;b', '/files/%00', '/files/..%252f'])(
+    'forwards %j literally, under the base path',
+    (path) => {
+      expect(joinUrl('https://x.test/v1', path, '').href).toBe(`https://x.test/v1${path}`);
+    },
+  );
 });

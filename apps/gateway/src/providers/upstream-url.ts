@@ -3,8 +3,13 @@
 import { gatewayError } from '../errors.js';
 import type { ProviderRequest } from './types.js';
 
-/** `.` or `..` as a whole segment, raw or percent-encoded: URL parsing would resolve them. */
-const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+/**
+ * `.` or `..` as a whole segment, raw or percent-encoded: URL parsing would resolve them. An encoded
+ * `/` or `\` counts as a separator too: URL parsing keeps `..%2f`, but a provider or proxy that decodes
+ * it before resolving dot segments would climb out of the base path (an encoded slash elsewhere, as
+ * in a Bedrock ARN model id, is fine).
+ */
+const DOT_SEGMENT = /(?:^|\/|%2f|%5c)(?:\.|%2e){1,2}(?:\/|%2f|%5c|$)/i;
 /** Characters a URL parser would treat as a separator or rewrite (`\` is `/` for http URLs). */
 const UNSAFE_PATH_CHARS = /[\\?#\s]/;
 

@@ -266,7 +266,9 @@ export class LeafCaller {
       signal: this.request.signal,
     });
     // A translated target's answer is read in the client's shape from here on (docs/unified-api.md).
-    const exchange = leaf.translation ? translatedExchange(called, leaf.translation) : called;
+    const exchange = leaf.translation
+      ? translatedExchange(called, leaf.translation, this.deps.maxAnswerBytes)
+      : called;
     attempt.endedAt = Date.now();
     const response = exchange.response;
     if (!response) return this.failed(leaf, attempt, exchange.error as AppError);

@@ -4,8 +4,10 @@
 // shape exactly as it reads an untranslated answer.
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
+import type { AppError } from '@aigw/runtime';
 import type { BodyTranslator } from '../translate/body-translator.js';
 import type { Translation } from '../translate/translation.js';
+import { tooLargeToHold } from '../upstream/forward.js';
 import type { UpstreamAnswer, UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 /** The provider's answer, translated chunk by chunk as the reader pulls it. */
@@ -15,10 +17,13 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
   readonly headers: IncomingHttpHeaders;
   /** The provider's answer arrived whole and was translated to its end. */
   complete = false;
+  /** Why the answer was cut off here (larger than a whole translator may hold). */
+  tooLarge: AppError | undefined;
 
   constructor(
     private readonly source: UpstreamAnswer,
     translator: BodyTranslator,
+    maxHeldBytes: number,
   ) {
     super();
     this.statusCode = source.statusCode;
@@ -26,9 +31,19 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
     const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
     delete headers['content-length'];
     this.headers = headers;
+    /** Bytes the translator took in since it last gave anything out (forward.ts, the same rule). */
+    let held = 0;
     source.on('data', (chunk: Buffer) => {
+      const parts = translator.push(chunk);
+      held = parts.length > 0 ? 0 : held + chunk.length;
+      if (held > maxHeldBytes) {
+        // The head may be out already: the answer is cut off, and the event says why.
+        this.tooLarge = tooLargeToHold(translator, maxHeldBytes);
+        this.destroy();
+        return;
+      }
       let room = true;
-      for (const part of translator.push(chunk)) room = this.push(part) && room;
+      for (const part of parts) room = this.push(part) && room;
       if (!room) source.pause();
     });
     source.once('end', () => {
@@ -53,10 +68,15 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
 }
 
 /** The exchange with its answer translated; the same exchange when no answer came. */
-export function translatedExchange(exchange: UpstreamExchange, translation: Translation): UpstreamExchange {
+export function translatedExchange(
+  exchange: UpstreamExchange,
+  translation: Translation,
+  maxHeldBytes: number,
+): UpstreamExchange {
   const source = exchange.response;
   if (!source) return exchange;
-  const response = new TranslatedResponse(source, translation.response(source.statusCode, source.headers));
+  const translator = translation.response(source.statusCode, source.headers);
+  const response = new TranslatedResponse(source, translator, maxHeldBytes);
   return {
     get startedAt() {
       return exchange.startedAt;
@@ -66,7 +86,7 @@ export function translatedExchange(exchange: UpstreamExchange, translation: Tran
     },
     response,
     get error() {
-      return exchange.error;
+      return response.tooLarge ?? exchange.error;
     },
     abort: () => exchange.abort(),
     settle: () => exchange.settle(),

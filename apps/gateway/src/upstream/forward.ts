@@ -28,7 +28,10 @@ export interface ForwardRequest {
   /** Sees every response chunk as it passes (for usage and body capture); must be cheap. */
   readonly responseSink?: ChunkSink;
   readonly requestSink?: ChunkSink;
-  /** Streamed bodies beyond this many bytes are cut off with 413. */
+  /**
+   * Streamed bodies beyond this many bytes are cut off with 413; a filter that would hold more than
+   * this of the answer (read whole, or one unfinished event) refuses it with 502 or cuts the stream.
+   */
   readonly maxBodyBytes: number;
   /**
    * Rewrites what the client receives of a 2xx answer (the sinks still see the provider's bytes);
@@ -93,6 +96,8 @@ class Forwarding implements Dispatcher.DispatchHandler {
   private cancelled = false;
   private headersIn = false;
   private filter: ResponseFilter | undefined;
+  /** Bytes a streaming filter took in since it last gave anything out. */
+  private heldByFilter = 0;
   private headerList: (string | string[])[] = [];
   private statusText = '';
   private resumeUpstream: (() => void) | undefined;
@@ -287,10 +292,19 @@ class Forwarding implements Dispatcher.DispatchHandler {
     const { res, result, filter } = this;
     result.responseBytes += chunk.length;
     this.fr.responseSink?.push(chunk);
-    if (res.destroyed) return true;
+    if (res.destroyed || this.cancelled) return true;
     let flushed = true;
-    if (filter) for (const part of filter.push(chunk)) flushed = res.write(part) && flushed;
-    else flushed = res.write(chunk);
+    if (filter) {
+      const parts = filter.push(chunk);
+      // What a filter holds (a JSON answer read whole, an unfinished event) must not grow with
+      // whatever the provider sends: nothing out for this many bytes in, and the answer is refused.
+      this.heldByFilter = parts.length > 0 ? 0 : this.heldByFilter + chunk.length;
+      if (this.heldByFilter > this.fr.maxBodyBytes) {
+        this.fail(tooLargeToHold(filter, this.fr.maxBodyBytes));
+        return true;
+      }
+      for (const part of parts) flushed = res.write(part) && flushed;
+    } else flushed = res.write(chunk);
     if (flushed) return true;
     if (!this.pausedDown) {
       this.pausedDown = true;
@@ -301,7 +315,8 @@ class Forwarding implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     const { res, result, filter, headerList } = this;
-    if (res.destroyed) return;
+    // Refused mid-answer (fail() answered already), or the client left.
+    if (res.destroyed || this.cancelled) return;
     if (filter?.whole) {
       const parts = filter.end();
       const upstreamStatus = result.status;
@@ -330,6 +345,16 @@ class Forwarding implements Dispatcher.DispatchHandler {
       this.fail(unreachableError(err));
     }
   }
+}
+
+/** The answer a filter would have to hold more than `max` bytes of (502, or a cut stream). */
+export function tooLargeToHold(filter: { readonly whole?: boolean }, max: number): AppError {
+  return gatewayError(
+    'upstream_unreachable',
+    filter.whole
+      ? `The provider's answer is larger than ${max} bytes`
+      : `A provider's stream event is larger than ${max} bytes`,
+  );
 }
 
 /** Drops a header (lower-case name) from a flat `[name, value, ...]` list. */
