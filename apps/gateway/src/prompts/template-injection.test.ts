@@ -1,6 +1,6 @@
 // Prompt completions render tenant templates with caller variables (pipeline/prompt-stage.ts calls
 // promptRequestBody): code-shaped text in either is never evaluated, and a variable stays literal.
-import { promptRequestBody } from '@aigw/prompt-template';
+import { promptRequestBody, TemplateError } from '@aigw/prompt-template';
 import { afterEach, describe, expect, it } from 'vitest';
 
 const payload = "{{constructor.constructor('globalThis.pwned = 1')()}}";
@@ -23,15 +23,20 @@ describe('hostile prompt text', () => {
   });
 
   it('a template reaching for the Function constructor evaluates nothing', () => {
-    const templates = [
-      `a ${payload} b`,
+    // Names are looked up in prototype-free copies of the variables: `constructor` is a missing
+    // variable (the stage answers 400 naming it), and a section over it renders nothing.
+    expect(() => render(`a ${payload} b`, { q: {} })).toThrow(
+      expect.objectContaining({
+        constructor: TemplateError,
+        code: 'missing_variables',
+        names: ['constructor'],
+      }),
+    );
+    const sections = [
       '{{#constructor.constructor}}x = globalThis.pwned = 1{{/constructor.constructor}}',
       '{{#q.constructor.constructor}}x = globalThis.pwned = 1{{/q.constructor.constructor}}',
     ];
-    for (const template of templates) {
-      const out = render(template, { q: {} });
-      expect(out).not.toContain('function');
-      expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
-    }
+    for (const template of sections) expect(render(template, { q: {} })).toBe('');
+    expect((globalThis as { pwned?: unknown }).pwned).toBeUndefined();
   });
 });
