@@ -187,7 +187,7 @@ export function writeErrorToSocket(
  * V8 ran out of stack. JSON.parse copes with any depth, but JSON.stringify and the walks over a
  * parsed body recurse: a client's body nested thousands deep is the input that gets here.
  */
-function isStackOverflow(err: unknown): boolean {
+export function isStackOverflow(err: unknown): boolean {
   return err instanceof RangeError && err.message === 'Maximum call stack size exceeded';
 }
 

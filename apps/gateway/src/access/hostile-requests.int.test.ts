@@ -278,6 +278,18 @@ describe('bodies the gateway cannot use', () => {
     });
     expect(mock.requests).toEqual([]);
   });
+
+  it('a client-made overflow is logged as a warning without a stack, not as a gateway error', async () => {
+    const before = logLines.length;
+    const body = `{"model":"gpt-4o","stream":true,"messages":[{"role":"user","content":${deep}}]}`;
+    const res = await send({ 'x-service-api-key': KEY, 'x-service-provider': '@mine' }, body);
+    expect(res.status).toBe(400);
+    const lines = logLines.slice(before).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const about = lines.filter((l) => String(l.msg).includes('nested too deeply'));
+    expect(about).toHaveLength(1);
+    expect(about[0]).toMatchObject({ level: 'warn' });
+    expect(lines.some((l) => l.level === 'error' || l.err !== undefined)).toBe(false);
+  });
 });
 
 describe('logs and request events', () => {

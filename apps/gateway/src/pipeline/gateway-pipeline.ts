@@ -17,7 +17,7 @@ import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
 import type { AccessResolver } from '../access/index.js';
 import type { GatewayConfig } from '../config.js';
-import { asGatewayError, writeError, writeErrorToSocket } from '../errors.js';
+import { asGatewayError, isStackOverflow, writeError, writeErrorToSocket } from '../errors.js';
 import type { Limits } from '../limits/index.js';
 import { McpCredentials } from '../mcp/mcp-credentials.js';
 import { promptReference } from '../prompts/prompt-ref.js';
@@ -111,7 +111,11 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
 
   function failed(ctx: RequestContext, err: unknown) {
     const error = asGatewayError(err);
-    if (error !== err) log.error({ err, reqId: ctx.id }, `${ctx.kind} request failed`);
+    // A body nested too deep to walk is the client's doing, as cheap to send as any request: a
+    // warning without the stack, not an error line with one per request.
+    if (error !== err && isStackOverflow(err)) {
+      log.warn({ reqId: ctx.id }, `${ctx.kind} request body nested too deeply to process`);
+    } else if (error !== err) log.error({ err, reqId: ctx.id }, `${ctx.kind} request failed`);
     ctx.facts.gatewayError = {
       code: error.code ?? 'error',
       message: error.message,
