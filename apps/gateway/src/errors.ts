@@ -151,9 +151,14 @@ export function writeError(
   extra?: Readonly<Record<string, string>>,
 ): void {
   const answer = errorAnswer(error);
-  res.writeHead(answer.status, { ...answer.headers, ...extra });
+  // A body too large is not read to its end: the connection closes after the answer instead of
+  // node:http reading the rest (up to REQUEST_BODY_TIMEOUT_MS) only to throw it away.
+  const close = answer.status === 413 ? CLOSE : undefined;
+  res.writeHead(answer.status, { ...answer.headers, ...extra, ...close });
   res.end(answer.body);
 }
+
+const CLOSE = { connection: 'close' } as const;
 
 /** The status, headers and body of an error's answer, for writers that send it themselves. */
 export function errorAnswer(error: AppError): {

@@ -19,6 +19,7 @@ beforeAll(async () => {
       CUSTOM_HOST_ALLOWLIST: '127.0.0.1',
       HEADERS_TIMEOUT_MS: '500',
       REQUEST_BODY_TIMEOUT_MS: '1000',
+      MAX_BODY_BYTES: '4096',
     }),
   );
   await app.start();
@@ -108,6 +109,19 @@ describe('malformed framing', () => {
     for (let i = 0; i < 10_000; i++) many += `x-h${i}: 1\r\n`;
     const lots = await exchange([`${head()}${many}content-length: 0\r\n\r\n`]);
     expect(lots).toMatch(/^HTTP\/1\.1 431 /);
+    expect(mock.requests).toEqual([]);
+  });
+});
+
+describe('bodies over MAX_BODY_BYTES', () => {
+  // Without `connection: close` node:http would keep the connection and read the rest of the
+  // body (up to REQUEST_BODY_TIMEOUT_MS) only to throw it away.
+  it('get 413 with connection: close, and the connection ends', async () => {
+    mock.clear();
+    const big = `{"model":"gpt-4o","messages":[{"role":"user","content":"${'x'.repeat(8000)}"}]}`;
+    const answer = await exchange([`${head()}content-length: ${big.length}\r\n\r\n`, big]);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer.toLowerCase()).toContain('\r\nconnection: close\r\n');
     expect(mock.requests).toEqual([]);
   });
 });
