@@ -18,6 +18,8 @@ const RAW_ANSWER = [
   'Server: second',
   'X-Empty: ',
   'X-Latin: caf\u00e9',
+  'Constructor: x',
+  'constructor: y',
   'Content-Length: 2',
   '',
   'ok',
@@ -76,6 +78,8 @@ describe('headersFromRaw', () => {
     expect(headers['x-multi']).toBe('one, two');
     expect(headers.server).toBe('first');
     expect(headers['x-latin']).toBe('caf\u00e9');
+    // A name that is also a member of Object.prototype is a header like any other.
+    expect(headers.constructor).toBe('x, y');
   });
 });
 

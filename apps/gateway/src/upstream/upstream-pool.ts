@@ -85,7 +85,8 @@ export function headersFromRaw(raw: readonly Buffer[]): IncomingHttpHeaders {
     const name = util.headerNameToString(raw[i] as Buffer);
     const value = (raw[i + 1] as Buffer).toString('latin1');
     const prev = out[name];
-    if (prev === undefined) {
+    // `prev` may come from Object.prototype (`constructor`): only an own value is an earlier line.
+    if (prev === undefined || !Object.hasOwn(out, name)) {
       if (name === 'set-cookie') out[name] = [value];
       else out[name] = value;
     } else if (name === 'set-cookie') {
