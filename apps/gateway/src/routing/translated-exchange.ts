@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import type { AppError } from '@aigw/runtime';
 import type { BodyTranslator } from '../translate/body-translator.js';
 import type { Translation } from '../translate/translation.js';
-import { tooLargeToHold } from '../upstream/forward.js';
+import { HeldBound } from '../upstream/held-bound.js';
 import type { UpstreamAnswer, UpstreamExchange } from '../upstream/upstream-exchange.js';
 
 /** The provider's answer, translated chunk by chunk as the reader pulls it. */
@@ -31,14 +31,13 @@ class TranslatedResponse extends Readable implements UpstreamAnswer {
     const headers: IncomingHttpHeaders = { ...source.headers, 'content-type': translator.contentType };
     delete headers['content-length'];
     this.headers = headers;
-    /** Bytes the translator took in since it last gave anything out (forward.ts, the same rule). */
-    let held = 0;
+    const held = new HeldBound(translator, maxHeldBytes);
     source.on('data', (chunk: Buffer) => {
       const parts = translator.push(chunk);
-      held = parts.length > 0 ? 0 : held + chunk.length;
-      if (held > maxHeldBytes) {
+      const tooLarge = held.exceeded(chunk.length, parts.length);
+      if (tooLarge) {
         // The head may be out already: the answer is cut off, and the event says why.
-        this.tooLarge = tooLargeToHold(translator, maxHeldBytes);
+        this.tooLarge = tooLarge;
         this.destroy();
         return;
       }

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
 import { responseHeaderList } from './headers.js';
+import { HeldBound } from './held-bound.js';
 import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
 import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
 
@@ -96,8 +97,8 @@ class Forwarding implements Dispatcher.DispatchHandler {
   private cancelled = false;
   private headersIn = false;
   private filter: ResponseFilter | undefined;
-  /** Bytes a streaming filter took in since it last gave anything out. */
-  private heldByFilter = 0;
+  /** What the filter holds, against MAX_BODY_BYTES. */
+  private held: HeldBound | undefined;
   private headerList: (string | string[])[] = [];
   private statusText = '';
   private resumeUpstream: (() => void) | undefined;
@@ -296,11 +297,10 @@ class Forwarding implements Dispatcher.DispatchHandler {
     let flushed = true;
     if (filter) {
       const parts = filter.push(chunk);
-      // What a filter holds (a JSON answer read whole, an unfinished event) must not grow with
-      // whatever the provider sends: nothing out for this many bytes in, and the answer is refused.
-      this.heldByFilter = parts.length > 0 ? 0 : this.heldByFilter + chunk.length;
-      if (this.heldByFilter > this.fr.maxBodyBytes) {
-        this.fail(tooLargeToHold(filter, this.fr.maxBodyBytes));
+      this.held ??= new HeldBound(filter, this.fr.maxBodyBytes);
+      const tooLarge = this.held.exceeded(chunk.length, parts.length);
+      if (tooLarge) {
+        this.fail(tooLarge);
         return true;
       }
       for (const part of parts) flushed = res.write(part) && flushed;
@@ -345,16 +345,6 @@ class Forwarding implements Dispatcher.DispatchHandler {
       this.fail(unreachableError(err));
     }
   }
-}
-
-/** The answer a filter would have to hold more than `max` bytes of (502, or a cut stream). */
-export function tooLargeToHold(filter: { readonly whole?: boolean }, max: number): AppError {
-  return gatewayError(
-    'upstream_unreachable',
-    filter.whole
-      ? `The provider's answer is larger than ${max} bytes`
-      : `A provider's stream event is larger than ${max} bytes`,
-  );
 }
 
 /** Drops a header (lower-case name) from a flat `[name, value, ...]` list. */
