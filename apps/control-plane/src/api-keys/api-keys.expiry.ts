@@ -2,7 +2,7 @@
 // change event for gateways and a system audit record, in the same transaction.
 import { randomUUID } from 'node:crypto';
 import { type AuditEvent, AuditOutcome, SCHEMA_VERSION } from '@aigw/proto';
-import type { Logger } from '@aigw/runtime';
+import { type Logger, periodic } from '@aigw/runtime';
 import { type Kysely, sql } from 'kysely';
 import { SYSTEM_ACTOR } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
@@ -81,8 +81,6 @@ async function expireBatch(db: Kysely<ControlDatabase>, auditEnabled: boolean): 
 
 export function createApiKeyExpiryWorker(deps: ApiKeyExpiryWorkerDeps): ApiKeyExpiryWorker {
   const auditEnabled = deps.auditEnabled ?? true;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<number> | undefined;
 
   async function sweep(): Promise<number> {
     let total = 0;
@@ -93,35 +91,17 @@ export function createApiKeyExpiryWorker(deps: ApiKeyExpiryWorkerDeps): ApiKeyEx
     }
   }
 
-  function tick(): void {
-    // A slow sweep is not overlapped by the next tick.
-    if (running) return;
-    running = sweep()
+  const job = periodic(deps.intervalMs, () =>
+    sweep()
       .then((expired) => {
         if (expired > 0) deps.log.info({ expired }, 'expired API keys');
-        return expired;
       })
-      .catch((err: unknown) => {
-        deps.log.error({ err }, 'API key expiry sweep failed');
-        return 0;
-      })
-      .finally(() => {
-        running = undefined;
-      });
-  }
+      .catch((err: unknown) => deps.log.error({ err }, 'API key expiry sweep failed')),
+  );
 
   return {
-    start() {
-      if (timer) return;
-      tick();
-      timer = setInterval(tick, deps.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
+    start: () => job.start(),
+    stop: () => job.stop(),
     sweep,
   };
 }

@@ -2,7 +2,7 @@
 // mappings are due (never checked, or checked longer ago than the shortest refresh interval of their
 // references) are resolved again, so a secret rotated at the manager reaches gateways without anyone
 // editing the record, and one that stops resolving is withheld once its refresh window has passed.
-import type { Logger } from '@aigw/runtime';
+import { type Logger, periodic } from '@aigw/runtime';
 import type { Kysely } from 'kysely';
 import type { ControlDatabase } from '../db/schema.js';
 import { dueOwners, type RefreshOutcome, refreshOwner } from '../integrations/secret-mappings.js';
@@ -28,9 +28,6 @@ export interface SecretRefreshWorker {
 const BATCH = 100;
 
 export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): SecretRefreshWorker {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-
   async function sweep(now = new Date()): Promise<RefreshOutcome[]> {
     const outcomes: RefreshOutcome[] = [];
     for (const owner of SECRET_OWNERS) {
@@ -42,9 +39,8 @@ export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): Secret
     return outcomes;
   }
 
-  function tick(): void {
-    if (running) return;
-    running = sweep()
+  const job = periodic(deps.intervalMs, () =>
+    sweep()
       .then((outcomes) => {
         const failed = outcomes.filter((o) => o.error !== null);
         if (failed.length > 0) {
@@ -54,24 +50,12 @@ export function createSecretRefreshWorker(deps: SecretRefreshWorkerDeps): Secret
           );
         }
       })
-      .catch((err: unknown) => deps.log.error({ err }, 'secret reference refresh failed'))
-      .finally(() => {
-        running = undefined;
-      });
-  }
+      .catch((err: unknown) => deps.log.error({ err }, 'secret reference refresh failed')),
+  );
 
   return {
-    start() {
-      if (timer) return;
-      tick();
-      timer = setInterval(tick, deps.intervalMs);
-      timer.unref();
-    },
-    async stop() {
-      clearInterval(timer);
-      timer = undefined;
-      await running;
-    },
+    start: () => job.start(),
+    stop: () => job.stop(),
     sweep,
   };
 }
