@@ -26,6 +26,7 @@ import { bootstrap } from './bootstrap.js';
 import { type ControlPlaneConfig, secretEnvironment } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
+import { sealLegacyHeaders } from './guardrails/guardrails.legacy-headers.js';
 import { adminApi } from './http/admin-api.js';
 import { defaultConsoleDir, mountConsole } from './http/console.js';
 import { createLoggerClient } from './http/logger-client.js';
@@ -120,6 +121,8 @@ export function createApp(
       expiry.start();
       closer.add('api key expiry', () => expiry.stop());
       const masterKey = config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY);
+      // Migration 0018 cannot see MASTER_KEY: rows stored before it are sealed here (docs/secrets.md).
+      await sealLegacyHeaders(database.db, masterKey, log);
       const secretManagers = {
         env: options.secretEnv ?? secretEnvironment(),
         timeoutMs: config.SECRET_MANAGER_TIMEOUT_MS,

@@ -237,7 +237,13 @@ describe('ChangeEvent', () => {
       },
       [EntityKind.GUARDRAIL]: {
         $case: 'guardrail',
-        value: { name: 'pii', slug: 'pii', status: EntityStatus.ACTIVE, bodyJson: '{"checks":[]}' },
+        value: {
+          name: 'pii',
+          slug: 'pii',
+          status: EntityStatus.ACTIVE,
+          bodyJson: '{"checks":[]}',
+          encryptedHeaders: Buffer.from([1, 2, 3]),
+        },
       },
       [EntityKind.MODEL_PRICING]: {
         $case: 'modelPricing',

@@ -1,4 +1,4 @@
-// AES-256-GCM envelopes for provider credentials (control plane seals, gateway opens).
+// AES-256-GCM envelopes for provider credentials and webhook headers (control plane seals, gateway opens).
 export {
   credentialsAad,
   ENVELOPE_VERSION,
@@ -9,4 +9,5 @@ export {
   SecretBoxError,
   sealSecret,
   TAG_BYTES,
+  webhookHeadersAad,
 } from './secret-box.js';

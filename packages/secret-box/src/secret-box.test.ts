@@ -9,6 +9,7 @@ import {
   SecretBoxError,
   sealSecret,
   TAG_BYTES,
+  webhookHeadersAad,
 } from './secret-box.js';
 
 const KEY = Buffer.alloc(32, 7);
@@ -168,5 +169,15 @@ describe('credentialsAad', () => {
   it('names the owning entity kind and its lower-case id', () => {
     expect(credentialsAad('integration', 'ABC-1')).toBe('integration:abc-1');
     expect(credentialsAad('provider', 'abc-1')).toBe('provider:abc-1');
+  });
+});
+
+describe('webhookHeadersAad', () => {
+  it('binds to the lower-case guardrail id, apart from every credential owner of the same id', () => {
+    expect(webhookHeadersAad('ABC-1')).toBe('guardrail:abc-1');
+    const envelope = sealSecret(KEY, SECRET, webhookHeadersAad('abc-1'));
+    expect(failure(() => openSecret(KEY, envelope, credentialsAad('integration', 'abc-1'))).reason).toBe(
+      'authentication_failed',
+    );
   });
 });

@@ -92,3 +92,8 @@ export function openSecret(masterKey: Buffer, envelope: Buffer, aad: string): Bu
 export function credentialsAad(owner: 'integration' | 'provider' | 'mcp_integration', id: string): string {
   return `${owner}:${id.toLowerCase()}`;
 }
+
+/** The AAD of a saved guardrail's webhook-headers envelope: bound to the guardrail's id. */
+export function webhookHeadersAad(guardrailId: string): string {
+  return `guardrail:${guardrailId.toLowerCase()}`;
+}

@@ -9,6 +9,9 @@ export type UpdatedAt = ColumnType<Date, Date | undefined, Date>;
 export type Version = ColumnType<string, number | undefined, number>;
 export type Status = ColumnType<SavedStatus, SavedStatus | undefined, SavedStatus>;
 
+/** Header names with masked values, by check index. */
+export type MaskedHeaders = Record<string, Record<string, string>>;
+
 export interface GuardrailsTable {
   id: string;
   organisation_id: string;
@@ -19,6 +22,10 @@ export interface GuardrailsTable {
   status: Status;
   /** The normalised definition `{checks, actions, async}` (guardrails.checks.ts). */
   definition: JSONColumnType<Record<string, unknown>, string, string>;
+  /** Envelope of the webhook checks' header values (migration 0018, guardrails.headers.ts). */
+  encrypted_headers: Buffer | null;
+  /** `{"<check index>": {"<header name>": "<masked value>"}}`, null with no envelope. */
+  masked_headers: JSONColumnType<MaskedHeaders | null, string | null, string | null>;
   created_by_user_id: string | null;
   created_by_api_key_id: string | null;
   version: Version;

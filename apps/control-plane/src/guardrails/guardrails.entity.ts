@@ -1,9 +1,11 @@
-// Guardrail rows as the API returns them and as gateways receive them (proto Entity, GUARDRAIL).
+// Guardrail rows as the API returns them (webhook header values masked) and as gateways receive them
+// (proto Entity, GUARDRAIL; header values only inside the sealed `encrypted_headers`).
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import type { GuardrailRow, GuardrailTables } from '../db/guardrails.db.js';
 import type { ControlDatabase } from '../db/schema.js';
 import type { GuardrailDefinition } from './guardrails.checks.js';
+import { checksForApi } from './guardrails.headers.js';
 
 export function definitionOf(row: GuardrailRow): GuardrailDefinition {
   return row.definition as unknown as GuardrailDefinition;
@@ -19,7 +21,7 @@ export function guardrailToApi(row: GuardrailRow) {
     name: row.name,
     slug: row.slug,
     status: row.status,
-    checks: definition.checks,
+    checks: checksForApi(definition.checks, row.masked_headers),
     actions: definition.actions,
     async: definition.async,
     created_by_user_id: row.created_by_user_id,
@@ -51,6 +53,7 @@ export function guardrailEntity(row: GuardrailRow): Entity {
           actions: definition.actions,
           async: definition.async,
         }),
+        encryptedHeaders: row.encrypted_headers ?? Buffer.alloc(0),
       },
     },
   };

@@ -1,6 +1,7 @@
 // Guardrails: named check sets with their actions, referenced from configs by id or slug. Workspace
 // guardrails belong to one workspace; organisation-level ones (no workspace) serve every workspace
-// and only organisation-level callers change them.
+// and only organisation-level callers change them. Webhook header values are sealed on every write
+// (guardrails.headers.ts): `checks` given replaces them with the checks, `checks` omitted keeps them.
 import { randomUUID } from 'node:crypto';
 import { conflict, invalid } from '../api-errors.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
@@ -9,6 +10,7 @@ import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js
 import { creatorOf } from '../providers/providers.repository.js';
 import { actionsSchema, definitionProblem, type GuardrailDefinition } from './guardrails.checks.js';
 import { definitionOf, guardrailToApi } from './guardrails.entity.js';
+import { type SealedHeaderColumns, sealCheckHeaders } from './guardrails.headers.js';
 import {
   assertWritable,
   deleteGuardrail,
@@ -29,10 +31,20 @@ import {
 
 const TAG = 'Guardrails';
 
-function checkDefinition(definition: GuardrailDefinition): string {
+function checkDefinition(definition: GuardrailDefinition): GuardrailDefinition {
   const problem = definitionProblem(definition);
   if (problem) throw invalid(problem.message, problem.param);
-  return JSON.stringify(definition);
+  return definition;
+}
+
+/** The definition column with header values taken out, and the sealed header columns. */
+function sealedDefinition(
+  masterKey: Buffer | null,
+  id: string,
+  definition: GuardrailDefinition,
+): SealedHeaderColumns & { definition: string } {
+  const sealed = sealCheckHeaders(masterKey, id, definition.checks);
+  return { definition: JSON.stringify({ ...definition, checks: sealed.checks }), ...sealed.columns };
 }
 
 export const guardrailRoutes: RouteDefinition[] = [
@@ -48,7 +60,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     response: guardrailSchema,
     status: 201,
     audit: { action: 'guardrails.create', resourceType: 'guardrail' },
-    async handler({ db, principal, body, mutate }) {
+    async handler({ db, principal, body, mutate, masterKey }) {
       const workspace =
         body.workspace_id === undefined && principal.workspaceId === null
           ? null
@@ -60,6 +72,7 @@ export const guardrailRoutes: RouteDefinition[] = [
         async: body.async ?? false,
       });
       const id = randomUUID();
+      const columns = sealedDefinition(masterKey, id, definition);
       return mutate({ resourceId: id, workspaceId: workspace?.id ?? null }, async (tx) => {
         const row = await insertGuardrail(
           tx,
@@ -68,7 +81,7 @@ export const guardrailRoutes: RouteDefinition[] = [
             organisation_id: principal.organisationId,
             workspace_id: workspace?.id ?? null,
             name: body.name,
-            definition,
+            ...columns,
             ...creatorOf(principal),
           },
           body.slug,
@@ -126,7 +139,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     body: updateGuardrailBody,
     response: guardrailSchema,
     audit: { action: 'guardrails.update', resourceType: 'guardrail' },
-    async handler({ db, principal, params, query, body, mutate }) {
+    async handler({ db, principal, params, query, body, mutate, masterKey }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId });
       assertWritable(principal, before);
@@ -141,11 +154,18 @@ export const guardrailRoutes: RouteDefinition[] = [
                 async: body.async ?? stored.async,
               })
             : undefined;
+        // New checks bring their own headers (sealed again, or none); kept checks keep the envelope.
+        const columns =
+          definition === undefined
+            ? {}
+            : body.checks !== undefined
+              ? sealedDefinition(masterKey, current.id, definition)
+              : { definition: JSON.stringify(definition) };
         const row = await updateGuardrail(tx, current, {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.slug !== undefined ? { slug: body.slug } : {}),
           ...(body.status !== undefined ? { status: body.status } : {}),
-          ...(definition !== undefined ? { definition } : {}),
+          ...columns,
         });
         return guardrailToApi(row);
       });

@@ -13,6 +13,7 @@ import { createAuthenticate } from './authenticate.js';
 import { credentialRoute } from './credential-route.js';
 import { CredentialStore } from './credentials.js';
 import { deploymentConfigId, findDeployment } from './deployments.js';
+import { GuardrailHeaderStore } from './guardrail-headers.js';
 import { type Identity, mergedMetadata } from './identity.js';
 import { createManagedResolver, type ManagedRequest, type ManagedTarget } from './managed-provider.js';
 import { SavedConfigs } from './saved-config.js';
@@ -64,6 +65,7 @@ export function accessFromConfig(
 export function createRequestAccess(deps: AccessDeps): AccessResolver {
   const authenticate = createAuthenticate(deps.jwt);
   const credentials = new CredentialStore(deps.masterKey, deps.log);
+  const guardrailHeaders = new GuardrailHeaderStore(deps.masterKey, deps.log);
   const configs = new SavedConfigs();
   /** A saved config by id or slug; failing that, a deployment's slug names the config it runs. */
   const savedOrDeployment = (snapshot: Snapshot, workspaceId: string, ref: string, param: string) => {
@@ -100,7 +102,13 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
     if (chosen.kind === 'deployment') {
       const configId = deploymentConfigId(snapshot, workspaceId, chosen.ref, H.deployment);
       const saved = configs.resolve(snapshot, workspaceId, configId, H.deployment);
-      const config = resolveGuardrailRefs(saved.config, snapshot, identity.organisation.id, workspaceId);
+      const config = resolveGuardrailRefs(
+        saved.config,
+        snapshot,
+        identity.organisation.id,
+        workspaceId,
+        guardrailHeaders,
+      );
       route = { kind: 'config', config, saved };
     } else if (chosen.kind === 'config') {
       const saved = chosen.value.startsWith('{')
@@ -112,7 +120,13 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
             chosen.fromKeyDefault ? 'api_key.defaults.config_id' : H.config,
           );
       const parsed = saved?.config ?? parseInlineConfig(chosen.value, 'managed');
-      const config = resolveGuardrailRefs(parsed, snapshot, identity.organisation.id, workspaceId);
+      const config = resolveGuardrailRefs(
+        parsed,
+        snapshot,
+        identity.organisation.id,
+        workspaceId,
+        guardrailHeaders,
+      );
       route = { kind: 'config', config, saved };
     } else if (fromHeaders) {
       route = { kind: 'managed', target: fromHeaders };

@@ -2,9 +2,11 @@
 // when the snapshot has not changed them (the common case), and after a snapshot change elsewhere.
 import { randomUUID } from 'node:crypto';
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import { createLogger } from '@aigw/runtime';
 import { bench, describe } from 'vitest';
 import { parseInlineConfig } from '../request/config-header.js';
 import { Snapshot } from '../snapshot/index.js';
+import { GuardrailHeaderStore } from './guardrail-headers.js';
 import { resolveGuardrailRefs } from './saved-guardrails.js';
 
 const ORG = randomUUID();
@@ -30,6 +32,7 @@ function guardrail(slug: string, version = 1): Entity {
           actions: { deny: true },
           async: false,
         }),
+        encryptedHeaders: Buffer.alloc(0),
       },
     },
   };
@@ -47,18 +50,19 @@ const config = parseInlineConfig(
 );
 const plain = parseInlineConfig(JSON.stringify({ provider: 'openai' }), 'managed');
 let n = 0;
+const headers = new GuardrailHeaderStore(undefined, createLogger({ app: 'bench', level: 'silent' }));
 
 describe('saved guardrail refs per request', () => {
   bench('config without refs', () => {
-    resolveGuardrailRefs(plain, snapshot, ORG, WS);
+    resolveGuardrailRefs(plain, snapshot, ORG, WS, headers);
   });
 
   bench('3 refs, unchanged snapshot (resolved tree reused)', () => {
-    resolveGuardrailRefs(config, snapshot, ORG, WS);
+    resolveGuardrailRefs(config, snapshot, ORG, WS, headers);
   });
 
   bench('3 refs, one of them edited in every snapshot (tree rebuilt)', () => {
     snapshot = snapshot.withChanges([{ ...guardrail('g-2', ++n + 1), id: (guards[2] as Entity).id }]);
-    resolveGuardrailRefs(config, snapshot, ORG, WS);
+    resolveGuardrailRefs(config, snapshot, ORG, WS, headers);
   });
 });

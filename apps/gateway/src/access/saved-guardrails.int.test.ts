@@ -57,6 +57,7 @@ function guardrail(
           actions: { deny: fields.deny ?? true },
           async: false,
         }),
+        encryptedHeaders: Buffer.alloc(0),
       },
     },
   };

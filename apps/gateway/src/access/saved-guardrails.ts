@@ -1,6 +1,7 @@
 // Saved guardrails named in a config (`"input_guardrails": ["pii-guard"]`): resolved per request from
 // the snapshot, within the request's workspace or its organisation's own, into the inline guardrails
 // the engine runs. Refs are resolved after the parse caches, so an edit applies with the next snapshot.
+// Webhook checks get back their header values from the entity's sealed envelope (guardrail-headers.ts).
 import {
   type ConfigNode,
   configErrorMessage,
@@ -11,6 +12,7 @@ import {
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
 import { type EntityOf, organisationScope, type Snapshot } from '../snapshot/index.js';
+import { type GuardrailHeaderStore, type HeadersByCheck, HeadersUnavailable } from './guardrail-headers.js';
 
 interface Ref {
   /** `config.targets[0].input_guardrails[1]`: the `param` of errors. */
@@ -21,6 +23,8 @@ interface Ref {
 interface Resolved {
   /** The entity each ref resolved to, in ref order: the tree is reused while they stay the same. */
   readonly entities: readonly Entity[];
+  /** The header store the definitions were opened with (one per access resolver). */
+  readonly headers: GuardrailHeaderStore;
   readonly config: NormalisedConfig;
 }
 
@@ -31,8 +35,8 @@ const MAX_WORKSPACES = 64;
 const refsOf = new WeakMap<NormalisedConfig, readonly Ref[]>();
 /** Per config, per workspace: the last resolution. */
 const resolutions = new WeakMap<NormalisedConfig, Map<string, Resolved>>();
-/** A guardrail entity's definition as an inline guardrail (entities are immutable: one per version). */
-const converted = new WeakMap<Entity, Guardrail | Error>();
+/** Per header store, a guardrail entity's definition as an inline guardrail (entities are immutable). */
+const converted = new WeakMap<GuardrailHeaderStore, WeakMap<Entity, Guardrail | Error>>();
 /** The saved guardrail each converted definition came from (request events' `guardrail_id`). */
 const savedIds = new WeakMap<Guardrail, string>();
 /** Per resolved config: the saved guardrails' ids by the label their results carry. */
@@ -48,13 +52,14 @@ export function resolveGuardrailRefs(
   snapshot: Snapshot,
   organisationId: string,
   workspaceId: string,
+  headers: GuardrailHeaderStore,
 ): NormalisedConfig {
   const refs = listRefs(config);
   if (refs.length === 0) return config;
   const entities = refs.map((ref) => lookup(snapshot, organisationId, workspaceId, ref));
   let byWorkspace = resolutions.get(config);
   const held = byWorkspace?.get(workspaceId);
-  if (held?.entities.every((e, i) => e === entities[i])) return held.config;
+  if (held?.headers === headers && held.entities.every((e, i) => e === entities[i])) return held.config;
   const lists = new Map<readonly Guardrail[], readonly Guardrail[]>();
   let i = 0;
   // Walk order is listRefs' order: the i-th ref met is the i-th entity.
@@ -66,7 +71,7 @@ export function resolveGuardrailRefs(
       list.map((g) => {
         if (g.type !== 'ref') return g;
         const ref = refs[i] as Ref;
-        return definition(entities[i++] as EntityOf<'guardrail'>, ref);
+        return definition(entities[i++] as EntityOf<'guardrail'>, ref, headers);
       }),
     );
     lists.set(list, out);
@@ -93,7 +98,7 @@ export function resolveGuardrailRefs(
     resolutions.set(config, byWorkspace);
   }
   if (byWorkspace.size >= MAX_WORKSPACES) byWorkspace.clear();
-  byWorkspace.set(workspaceId, { entities, config: resolved });
+  byWorkspace.set(workspaceId, { entities, headers, config: resolved });
   return resolved;
 }
 
@@ -143,11 +148,20 @@ function lookup(snapshot: Snapshot, organisationId: string, workspaceId: string,
 }
 
 /** The stored `{checks, actions, async}` as the inline guardrail the engine runs. */
-function definition(entity: EntityOf<'guardrail'>, ref: Ref): Guardrail {
-  let guardrail = converted.get(entity);
+function definition(entity: EntityOf<'guardrail'>, ref: Ref, headers: GuardrailHeaderStore): Guardrail {
+  let byEntity = converted.get(headers);
+  if (!byEntity) {
+    byEntity = new WeakMap();
+    converted.set(headers, byEntity);
+  }
+  let guardrail = byEntity.get(entity);
   if (!guardrail) {
-    guardrail = convert(entity);
-    converted.set(entity, guardrail);
+    guardrail = convert(entity, headers);
+    byEntity.set(entity, guardrail);
+  }
+  if (guardrail instanceof HeadersUnavailable) {
+    // As an unopenable provider credential: 500, and the webhook is never called without its headers.
+    throw gatewayError('credentials_unavailable', `${ref.at}: ${guardrail.message}`, { param: ref.at });
   }
   if (guardrail instanceof Error) {
     throw gatewayError('config_unavailable', `${ref.at}: ${guardrail.message}`, { param: ref.at });
@@ -155,14 +169,19 @@ function definition(entity: EntityOf<'guardrail'>, ref: Ref): Guardrail {
   return guardrail;
 }
 
+interface StoredCheck {
+  readonly id?: unknown;
+  readonly parameters?: unknown;
+}
+
 interface StoredDefinition {
-  readonly checks?: readonly { readonly id?: unknown; readonly parameters?: unknown }[];
+  readonly checks?: readonly StoredCheck[];
   readonly actions?: { readonly deny?: unknown };
   readonly async?: unknown;
 }
 
-function convert(entity: EntityOf<'guardrail'>): Guardrail | Error {
-  const { slug, bodyJson } = entity.body.value;
+function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): Guardrail | Error {
+  const { slug, bodyJson, encryptedHeaders } = entity.body.value;
   const name = `saved guardrail "${slug}"`;
   let stored: StoredDefinition;
   try {
@@ -170,12 +189,17 @@ function convert(entity: EntityOf<'guardrail'>): Guardrail | Error {
   } catch {
     return new Error(`${name} has a definition this gateway cannot read`);
   }
-  const checks = Array.isArray(stored?.checks) ? stored.checks : [];
+  let checks: readonly StoredCheck[] = Array.isArray(stored?.checks) ? stored.checks : [];
   const partner = checks.find((c) => typeof c?.id === 'string' && c.id.startsWith('partner.'));
   if (partner) {
     return new Error(
       `${name} uses the third-party check "${String(partner.id)}", which this gateway does not run yet`,
     );
+  }
+  if (encryptedHeaders.length > 0) {
+    const opened = headers.open(entity.id, entity.version, encryptedHeaders);
+    if (opened instanceof HeadersUnavailable) return opened;
+    checks = withHeaders(checks, opened);
   }
   // The inline rules (catalogue, parameters, async-cannot-deny) validate it again: a gateway on an
   // older schema must refuse what it cannot run rather than run part of it.
@@ -190,6 +214,19 @@ function convert(entity: EntityOf<'guardrail'>): Guardrail | Error {
   const guardrail = Object.freeze({ ...parsed, id: slug });
   savedIds.set(guardrail, entity.id);
   return guardrail;
+}
+
+/** The checks with their sealed header values put back (by check index, as the control plane sealed them). */
+function withHeaders(checks: readonly StoredCheck[], opened: HeadersByCheck): readonly StoredCheck[] {
+  return checks.map((check, index) => {
+    const values = opened[String(index)];
+    if (!values) return check;
+    const parameters =
+      typeof check?.parameters === 'object' && check.parameters !== null ? check.parameters : {};
+    const stored = (parameters as { headers?: unknown }).headers;
+    const plain = typeof stored === 'object' && stored !== null ? stored : {};
+    return { ...check, parameters: { ...parameters, headers: { ...plain, ...values } } };
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import * as mcp from './0014-mcp.js';
 import * as deployments from './0015-deployments.js';
 import * as secretReferences from './0016-secret-references.js';
 import * as virtualKeySecretMappings from './0017-virtual-key-secret-mappings.js';
+import * as guardrailSealedHeaders from './0018-guardrail-sealed-headers.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -30,4 +31,5 @@ export const migrations: Migrations = {
   '0015-deployments': deployments,
   '0016-secret-references': secretReferences,
   '0017-virtual-key-secret-mappings': virtualKeySecretMappings,
+  '0018-guardrail-sealed-headers': guardrailSealedHeaders,
 };

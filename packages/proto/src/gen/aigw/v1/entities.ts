@@ -841,9 +841,15 @@ export interface Guardrail {
   status: EntityStatus;
   /**
    * The guardrail definition (checks, parameters, actions: deny, async, on_success/on_fail
-   * feedback) as JSON text, already validated by the control plane.
+   * feedback) as JSON text, already validated by the control plane. Webhook and `partner.<name>`
+   * checks carry `headers: {}` here: their header values travel only in `encrypted_headers`.
    */
   bodyJson: string;
+  /**
+   * Envelope (@aigw/secret-box, MASTER_KEY, AAD `guardrail:<id>`) of the checks' webhook headers:
+   * JSON `{"<check index>": {"<header name>": "<value>"}}`. Empty when no check has headers.
+   */
+  encryptedHeaders: Buffer;
 }
 
 /** Prices of one model, per million tokens, in micro-units of `currency`. */
@@ -5686,7 +5692,7 @@ export const UsageLimitReset: MessageFns<UsageLimitReset> = {
 };
 
 function createBaseGuardrail(): Guardrail {
-  return { name: "", slug: "", status: 0, bodyJson: "" };
+  return { name: "", slug: "", status: 0, bodyJson: "", encryptedHeaders: Buffer.alloc(0) };
 }
 
 export const Guardrail: MessageFns<Guardrail> = {
@@ -5702,6 +5708,9 @@ export const Guardrail: MessageFns<Guardrail> = {
     }
     if (message.bodyJson !== "") {
       writer.uint32(34).string(message.bodyJson);
+    }
+    if (message.encryptedHeaders.length !== 0) {
+      writer.uint32(42).bytes(message.encryptedHeaders);
     }
     return writer;
   },
@@ -5751,6 +5760,14 @@ export const Guardrail: MessageFns<Guardrail> = {
             message.bodyJson = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.encryptedHeaders = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -5773,6 +5790,11 @@ export const Guardrail: MessageFns<Guardrail> = {
         : isSet(object.body_json)
         ? globalThis.String(object.body_json)
         : "",
+      encryptedHeaders: isSet(object.encryptedHeaders)
+        ? Buffer.from(bytesFromBase64(object.encryptedHeaders))
+        : isSet(object.encrypted_headers)
+        ? Buffer.from(bytesFromBase64(object.encrypted_headers))
+        : Buffer.alloc(0),
     };
   },
 
@@ -5790,6 +5812,9 @@ export const Guardrail: MessageFns<Guardrail> = {
     if (message.bodyJson !== "") {
       obj.bodyJson = message.bodyJson;
     }
+    if (message.encryptedHeaders.length !== 0) {
+      obj.encryptedHeaders = base64FromBytes(message.encryptedHeaders);
+    }
     return obj;
   },
 
@@ -5802,6 +5827,7 @@ export const Guardrail: MessageFns<Guardrail> = {
     message.slug = object.slug ?? "";
     message.status = object.status ?? 0;
     message.bodyJson = object.bodyJson ?? "";
+    message.encryptedHeaders = object.encryptedHeaders ?? Buffer.alloc(0);
     return message;
   },
 };

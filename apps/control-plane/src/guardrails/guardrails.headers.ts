@@ -1,0 +1,103 @@
+// The header values of a saved guardrail's webhook and `partner.<name>` checks, sealed for storage:
+// one envelope per guardrail (AAD bound to its id), a masked copy for responses, and the checks
+// stored with `headers: {}`. Without MASTER_KEY, headers are refused rather than stored in plaintext.
+import { sealSecret, webhookHeadersAad } from '@aigw/secret-box';
+import { apiError } from '../api-errors.js';
+import type { MaskedHeaders } from '../db/guardrails.db.js';
+import { maskSecret } from '../integrations/credentials.js';
+
+/** A check as stored or sent: the id and its parameters. */
+export interface CheckLike {
+  readonly id: string;
+  readonly parameters?: Record<string, unknown> | undefined;
+}
+
+/** Header values by check index (`{"0": {"Authorization": "Bearer …"}}`): what the envelope holds. */
+export type HeadersByCheck = Record<string, Record<string, string>>;
+
+export interface SealedHeaderColumns {
+  readonly encrypted_headers: Buffer | null;
+  readonly masked_headers: string | null;
+}
+
+/** Checks called like a webhook (guardrails.checks.ts) are the ones with `headers`. */
+export function carriesHeaders(check: CheckLike): boolean {
+  return check.id === 'webhook' || check.id.startsWith('partner.');
+}
+
+function headersOf(check: CheckLike): Record<string, string> {
+  const headers = carriesHeaders(check) ? check.parameters?.headers : undefined;
+  if (typeof headers !== 'object' || headers === null) return {};
+  return Object.fromEntries(
+    Object.entries(headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+/** The checks with every header value taken out (`headers: {}`), and those values by check index. */
+export function splitHeaders<C extends CheckLike>(
+  checks: readonly C[],
+): { checks: C[]; headers: HeadersByCheck } {
+  const headers: HeadersByCheck = {};
+  const stripped = checks.map((check, index) => {
+    if (!carriesHeaders(check)) return check;
+    const values = headersOf(check);
+    if (Object.keys(values).length > 0) headers[String(index)] = values;
+    return { ...check, parameters: { ...check.parameters, headers: {} } };
+  });
+  return { checks: stripped, headers };
+}
+
+/** Names kept, values masked the way credentials are (`****` and at most the last 4 characters). */
+export function maskHeaders(headers: HeadersByCheck): MaskedHeaders {
+  return Object.fromEntries(
+    Object.entries(headers).map(([index, values]) => [
+      index,
+      Object.fromEntries(Object.entries(values).map(([name, value]) => [name, maskSecret(value)])),
+    ]),
+  );
+}
+
+/** Operator misconfiguration, not a client mistake: 500 AB04, as for provider credentials. */
+function masterKeyMissing() {
+  return apiError(
+    'AB04',
+    'MASTER_KEY is not set on this control plane, so webhook headers of guardrails cannot be stored (see docs/secrets.md)',
+  );
+}
+
+/**
+ * The checks to store for guardrail `id` (header values taken out) and the header columns: null
+ * when no check has headers, else the envelope and its masked copy. 500 AB04 without MASTER_KEY
+ * when a check has headers; guardrails without headers need no key.
+ */
+export function sealCheckHeaders<C extends CheckLike>(
+  masterKey: Buffer | null,
+  id: string,
+  checks: readonly C[],
+): { checks: C[]; columns: SealedHeaderColumns } {
+  const split = splitHeaders(checks);
+  if (Object.keys(split.headers).length === 0) {
+    return { checks: split.checks, columns: { encrypted_headers: null, masked_headers: null } };
+  }
+  if (masterKey === null) throw masterKeyMissing();
+  return {
+    checks: split.checks,
+    columns: {
+      encrypted_headers: sealSecret(masterKey, JSON.stringify(split.headers), webhookHeadersAad(id)),
+      masked_headers: JSON.stringify(maskHeaders(split.headers)),
+    },
+  };
+}
+
+/**
+ * The checks as responses show them: header names with masked values. A row stored before
+ * migration 0018 and not sealed yet (no MASTER_KEY since) still holds plaintext: masked here too.
+ */
+export function checksForApi<C extends CheckLike>(checks: readonly C[], masked: MaskedHeaders | null): C[] {
+  const legacy = maskHeaders(splitHeaders(checks).headers);
+  return checks.map((check, index) => {
+    if (!carriesHeaders(check)) return check;
+    const headers = { ...legacy[String(index)], ...masked?.[String(index)] };
+    return { ...check, parameters: { ...check.parameters, headers } };
+  });
+}
