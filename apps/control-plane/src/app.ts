@@ -24,6 +24,7 @@ import { createJwtVerifier } from './auth/jwt.js';
 import { tokenRejectionAuditor } from './auth/token-audit.js';
 import { bootstrap } from './bootstrap.js';
 import { type ControlPlaneConfig, secretEnvironment } from './config.js';
+import { sealLegacyConfigHeaders } from './configs/configs.legacy-headers.js';
 import { migrations } from './db/migrations/index.js';
 import { type ControlDatabase, SCHEMA } from './db/schema.js';
 import { sealLegacyHeaders } from './guardrails/guardrails.legacy-headers.js';
@@ -121,8 +122,10 @@ export function createApp(
       expiry.start();
       closer.add('api key expiry', () => expiry.stop());
       const masterKey = config.MASTER_KEY === undefined ? null : parseMasterKey(config.MASTER_KEY);
-      // Migration 0018 cannot see MASTER_KEY: rows stored before it are sealed here (docs/secrets.md).
+      // Migrations 0018 and 0019 cannot see MASTER_KEY: rows stored before them are sealed here
+      // (docs/secrets.md).
       await sealLegacyHeaders(database.db, masterKey, log);
+      await sealLegacyConfigHeaders(database.db, masterKey, log);
       const secretManagers = {
         env: options.secretEnv ?? secretEnvironment(),
         timeoutMs: config.SECRET_MANAGER_TIMEOUT_MS,

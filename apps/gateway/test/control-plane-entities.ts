@@ -251,7 +251,7 @@ export function savedConfig(
   workspaceId: string,
   slug: string,
   body: object,
-  fields: { version?: number; status?: EntityStatus } = {},
+  fields: { version?: number; status?: EntityStatus; encryptedHeaders?: Buffer } = {},
 ): Entity {
   return {
     ...envelope(EntityKind.CONFIG, id, version++, organisationId, workspaceId),
@@ -262,6 +262,7 @@ export function savedConfig(
         slug,
         version: fields.version ?? 1,
         bodyJson: JSON.stringify(body),
+        encryptedHeaders: fields.encryptedHeaders ?? Buffer.alloc(0),
         status: fields.status ?? EntityStatus.ACTIVE,
       },
     },

@@ -9,6 +9,7 @@ export {
   type GuardrailCheckParameters,
   PII_CATEGORIES,
 } from './guardrails.schema.js';
+export { type InlineCheckList, inlineCheckLists } from './inline-checks.js';
 export { formatPath } from './issues.js';
 export {
   checkJsonSchema,

@@ -191,6 +191,7 @@ describe('ChangeEvent', () => {
           version: 4,
           bodyJson: '{"strategy":{"mode":"fallback"}}',
           status: EntityStatus.ACTIVE,
+          encryptedHeaders: Buffer.from([4, 5, 6]),
         },
       },
       [EntityKind.DEPLOYMENT]: {

@@ -1,5 +1,6 @@
 // AES-256-GCM envelopes for provider credentials and webhook headers (control plane seals, gateway opens).
 export {
+  configHeadersAad,
   credentialsAad,
   ENVELOPE_VERSION,
   IV_BYTES,

@@ -1,6 +1,7 @@
 import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  configHeadersAad,
   credentialsAad,
   ENVELOPE_VERSION,
   IV_BYTES,
@@ -179,5 +180,15 @@ describe('webhookHeadersAad', () => {
     expect(failure(() => openSecret(KEY, envelope, credentialsAad('integration', 'abc-1'))).reason).toBe(
       'authentication_failed',
     );
+  });
+});
+
+describe('configHeadersAad', () => {
+  it('binds to the lower-case config id and its version, apart from a guardrail of the same id', () => {
+    expect(configHeadersAad('ABC-1', 3)).toBe('config:abc-1:3');
+    const envelope = sealSecret(KEY, SECRET, configHeadersAad('abc-1', 3));
+    for (const aad of [configHeadersAad('abc-1', 4), webhookHeadersAad('abc-1')]) {
+      expect(failure(() => openSecret(KEY, envelope, aad)).reason).toBe('authentication_failed');
+    }
   });
 });

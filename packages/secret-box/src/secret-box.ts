@@ -97,3 +97,11 @@ export function credentialsAad(owner: 'integration' | 'provider' | 'mcp_integrat
 export function webhookHeadersAad(guardrailId: string): string {
   return `guardrail:${guardrailId.toLowerCase()}`;
 }
+
+/**
+ * The AAD of a saved config version's webhook-headers envelope: bound to the config's id and its
+ * config version, so one version's headers never open as another's (or as a guardrail's).
+ */
+export function configHeadersAad(configId: string, configVersion: number): string {
+  return `config:${configId.toLowerCase()}:${configVersion}`;
+}

@@ -3,8 +3,12 @@ import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import type { Kysely } from 'kysely';
 import { type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
 import type { ControlDatabase } from '../db/schema.js';
+import { configForApi } from './configs.headers.js';
 
-export type ConfigSummaryRow = Omit<ConfigRow, 'body' | 'guardrail_ids'>;
+export type ConfigSummaryRow = Omit<
+  ConfigRow,
+  'body' | 'guardrail_ids' | 'encrypted_headers' | 'masked_headers'
+>;
 
 export function configSummaryToApi(row: ConfigSummaryRow) {
   return {
@@ -23,11 +27,14 @@ export function configSummaryToApi(row: ConfigSummaryRow) {
   };
 }
 
+/** The config object with webhook header values masked (configs.headers.ts). */
 export function configToApi(row: ConfigRow) {
-  return { ...configSummaryToApi(row), config: JSON.parse(row.body) as Record<string, unknown> };
+  return { ...configSummaryToApi(row), config: configForApi(row.body, row.masked_headers) };
 }
 
-export function configVersionSummaryToApi(row: Omit<ConfigVersionRow, 'body'>) {
+export type ConfigVersionSummaryRow = Omit<ConfigVersionRow, 'body' | 'encrypted_headers' | 'masked_headers'>;
+
+export function configVersionSummaryToApi(row: ConfigVersionSummaryRow) {
   return {
     object: 'config_version' as const,
     config_id: row.config_id,
@@ -39,12 +46,13 @@ export function configVersionSummaryToApi(row: Omit<ConfigVersionRow, 'body'>) {
 }
 
 export function configVersionToApi(row: ConfigVersionRow) {
-  return { ...configVersionSummaryToApi(row), config: JSON.parse(row.body) as Record<string, unknown> };
+  return { ...configVersionSummaryToApi(row), config: configForApi(row.body, row.masked_headers) };
 }
 
 /**
- * The latest version. `body_json` is the text the control plane validated and stored; the gateway
- * parses it with the same package (@aigw/config-schema), so it gets the same normalised tree.
+ * The latest version. `body_json` is the text the control plane validated and stored (webhook header
+ * values taken out); the gateway puts the values back from `encrypted_headers` and parses it with the
+ * same package (@aigw/config-schema), so it gets the same normalised tree.
  */
 export function configEntity(row: ConfigRow): Entity {
   return {
@@ -62,6 +70,7 @@ export function configEntity(row: ConfigRow): Entity {
         slug: row.slug,
         version: row.config_version,
         bodyJson: row.body,
+        encryptedHeaders: row.encrypted_headers ?? Buffer.alloc(0),
         status: row.status === 'active' ? EntityStatus.ACTIVE : EntityStatus.ARCHIVED,
       },
     },

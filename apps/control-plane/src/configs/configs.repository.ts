@@ -14,7 +14,8 @@ import { type Page, pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
-import { type ConfigSummaryRow, configEntity } from './configs.entity.js';
+import { type ConfigSummaryRow, type ConfigVersionSummaryRow, configEntity } from './configs.entity.js';
+import { type ConfigBody, sameConfigBody, sealConfigHeaders } from './configs.headers.js';
 
 type Db = Kysely<ControlDatabase>;
 type Eb = ExpressionBuilder<ConfigDatabase, 'configs'>;
@@ -109,12 +110,21 @@ export interface NewConfig {
   readonly workspace_id: string;
   readonly name: string;
   readonly slug: string | undefined;
-  readonly body: string;
+  /** The text to store and the header values to seal (configs.headers.ts). */
+  readonly body: ConfigBody;
   readonly guardrail_ids: string[];
 }
 
-/** Inserts the config and its version 1; a given slug already used in the workspace is 409 AB07. */
-export async function insertConfig(tx: MutationTx, config: NewConfig, creator: Creator): Promise<ConfigRow> {
+/**
+ * Inserts the config and its version 1 (header values sealed for that version); a given slug
+ * already used in the workspace is 409 AB07.
+ */
+export async function insertConfig(
+  tx: MutationTx,
+  { body, ...config }: NewConfig,
+  creator: Creator,
+  masterKey: Buffer | null,
+): Promise<ConfigRow> {
   const db = configDb(tx.db);
   await lockSlugs(tx.db, `configs:${config.workspace_id}`);
   const slug = config.slug ?? (await derivedSlug(tx.db, config.workspace_id, config.name));
@@ -130,12 +140,12 @@ export async function insertConfig(tx: MutationTx, config: NewConfig, creator: C
   }
   const row = await db
     .insertInto('configs')
-    .values({ ...config, slug, config_version: 1, ...creator })
+    .values({ ...config, slug, config_version: 1, ...creator, ...sealedBody(masterKey, config.id, 1, body) })
     .returningAll()
     .executeTakeFirstOrThrow();
   await db
     .insertInto('config_versions')
-    .values({ config_id: row.id, version: 1, body: row.body, ...creator })
+    .values({ config_id: row.id, version: 1, ...storedBody(row), ...creator })
     .execute();
   await tx.change(configEntity(row));
   return row;
@@ -155,41 +165,61 @@ async function derivedSlug(db: Db, workspaceId: string, name: string): Promise<s
 export interface ConfigChanges {
   readonly name?: string;
   readonly status?: SavedStatus;
-  /** A new config text; ignored when equal to the latest version's. */
-  readonly body?: string;
+  /** A new config text with its header values; ignored when equal to the latest version's. */
+  readonly body?: ConfigBody;
   readonly guardrail_ids?: string[];
 }
 
-/** Applies the changes; a different text appends version `config_version + 1`. */
+/** Applies the changes; a different text or header values append version `config_version + 1`. */
 export async function updateConfig(
   tx: MutationTx,
   current: ConfigRow,
   changes: ConfigChanges,
   creator: Creator,
+  masterKey: Buffer | null,
 ): Promise<ConfigRow> {
   const db = configDb(tx.db);
-  const newVersion = changes.body !== undefined && changes.body !== current.body;
+  const next = current.config_version + 1;
+  const body =
+    changes.body === undefined ||
+    sameConfigBody(masterKey, current.id, current.config_version, current, changes.body)
+      ? undefined
+      : sealedBody(masterKey, current.id, next, changes.body);
   const row = await db
     .updateTable('configs')
     .set({
       ...(changes.name !== undefined ? { name: changes.name } : {}),
       ...(changes.status !== undefined ? { status: changes.status } : {}),
       ...(changes.guardrail_ids !== undefined ? { guardrail_ids: changes.guardrail_ids } : {}),
-      ...(newVersion ? { body: changes.body, config_version: current.config_version + 1 } : {}),
+      ...(body !== undefined ? { ...body, config_version: next } : {}),
       version: sql<number>`version + 1`,
       updated_at: new Date(),
     })
     .where('id', '=', current.id)
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (newVersion) {
+  if (body !== undefined) {
     await db
       .insertInto('config_versions')
-      .values({ config_id: row.id, version: row.config_version, body: row.body, ...creator })
+      .values({ config_id: row.id, version: row.config_version, ...storedBody(row), ...creator })
       .execute();
   }
   await tx.change(configEntity(row));
   return row;
+}
+
+/** The body columns of version `configVersion`: the text and its sealed header values. */
+function sealedBody(masterKey: Buffer | null, id: string, configVersion: number, body: ConfigBody) {
+  return { body: body.text, ...sealConfigHeaders(masterKey, id, configVersion, body.headers) };
+}
+
+/** A config row's latest-version columns, as its config_versions row stores them. */
+function storedBody(row: ConfigRow) {
+  return {
+    body: row.body,
+    encrypted_headers: row.encrypted_headers,
+    masked_headers: row.masked_headers === null ? null : JSON.stringify(row.masked_headers),
+  };
 }
 
 /** Removes the config with its versions; the tombstone makes gateways drop it. */
@@ -210,7 +240,7 @@ export async function listVersions(
   db: Db,
   configId: string,
   page: Page,
-): Promise<{ rows: Omit<ConfigVersionRow, 'body'>[]; total: string }> {
+): Promise<{ rows: ConfigVersionSummaryRow[]; total: string }> {
   const base = configDb(db).selectFrom('config_versions').where('config_id', '=', configId);
   const { limit, offset } = pageBounds(page);
   const [count, rows] = await Promise.all([

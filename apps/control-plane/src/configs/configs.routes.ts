@@ -1,6 +1,8 @@
 // Saved gateway configs (`x-service-config: <id or slug>`): workspace-level, versioned on every change
 // of the config object, validated by the gateway's own parser, references checked. Organisation
 // callers manage every workspace's configs; workspace-bound callers only their own (others are 404).
+// Webhook header values of inline guardrails are sealed per version and masked in every response
+// (configs.headers.ts); without MASTER_KEY a config that has them is refused (500 AB04).
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { conflict } from '../api-errors.js';
@@ -16,6 +18,7 @@ import {
   configVersionSummaryToApi,
   configVersionToApi,
 } from './configs.entity.js';
+import { configBodyToStore } from './configs.headers.js';
 import { resolveReferences } from './configs.references.js';
 import {
   deleteConfig,
@@ -67,10 +70,11 @@ export const configRoutes: RouteDefinition[] = [
     response: configSchema,
     status: 201,
     audit: { action: 'configs.create', resourceType: 'config' },
-    async handler({ db, principal, body, mutate }) {
+    async handler({ db, principal, body, mutate, masterKey }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
       const validated = validateConfig(body.config);
+      const stored = configBodyToStore(masterKey, validated.text);
       const id = randomUUID();
       return mutate({ resourceId: id, workspaceId: workspace.id }, async (tx) => {
         const scope = { organisationId: workspace.organisation_id, workspaceId: workspace.id };
@@ -83,10 +87,11 @@ export const configRoutes: RouteDefinition[] = [
             workspace_id: workspace.id,
             name: body.name,
             slug: body.slug,
-            body: validated.text,
+            body: stored,
             guardrail_ids: guardrailIds,
           },
           creatorOf(principal),
+          masterKey,
         );
         return configToApi(row);
       });
@@ -140,9 +145,10 @@ export const configRoutes: RouteDefinition[] = [
     body: updateConfigBody,
     response: configSchema,
     audit: { action: 'configs.update', resourceType: 'config' },
-    async handler({ db, principal, params, query, body, mutate }) {
+    async handler({ db, principal, params, query, body, mutate, masterKey }) {
       const before = await visibleConfig(db, principal, params.configId, query.workspace_id);
       const validated = body.config === undefined ? undefined : validateConfig(body.config);
+      const stored = validated === undefined ? undefined : configBodyToStore(masterKey, validated.text);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
         const current = await findVisibleConfig(tx.db, principal, before.id, { forUpdate: true });
         const scope = { organisationId: current.organisation_id, workspaceId: current.workspace_id };
@@ -158,10 +164,11 @@ export const configRoutes: RouteDefinition[] = [
           {
             ...(body.name !== undefined ? { name: body.name } : {}),
             ...(body.status !== undefined ? { status: body.status } : {}),
-            ...(validated !== undefined ? { body: validated.text } : {}),
+            ...(stored !== undefined ? { body: stored } : {}),
             ...(guardrailIds !== undefined ? { guardrail_ids: guardrailIds } : {}),
           },
           creatorOf(principal),
+          masterKey,
         );
         return configToApi(row);
       });

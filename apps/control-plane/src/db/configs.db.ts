@@ -1,7 +1,14 @@
 // Typed view of the configs and config_versions tables (migration 0009), with the guardrails they
 // reference, added to the control schema with `withTables` (no edit of the shared db/schema.ts).
-import type { ColumnType, Kysely, Selectable } from 'kysely';
-import type { CreatedAt, GuardrailTables, Status, UpdatedAt, Version } from './guardrails.db.js';
+import type { ColumnType, JSONColumnType, Kysely, Selectable } from 'kysely';
+import type {
+  CreatedAt,
+  GuardrailTables,
+  MaskedHeaders,
+  Status,
+  UpdatedAt,
+  Version,
+} from './guardrails.db.js';
 import type { ControlDatabase } from './schema.js';
 
 export interface ConfigsTable {
@@ -17,6 +24,10 @@ export interface ConfigsTable {
   body: string;
   /** Guardrails the latest version references, resolved to ids (they cannot be deleted meanwhile). */
   guardrail_ids: ColumnType<string[], string[] | undefined, string[]>;
+  /** Envelope of the webhook checks' header values (migration 0019, configs/configs.headers.ts). */
+  encrypted_headers: Buffer | null;
+  /** `{"<check path>": {"<header name>": "<masked value>"}}`, null with no envelope. */
+  masked_headers: JSONColumnType<MaskedHeaders | null, string | null, string | null>;
   created_by_user_id: string | null;
   created_by_api_key_id: string | null;
   version: Version;
@@ -28,6 +39,10 @@ export interface ConfigVersionsTable {
   config_id: string;
   version: number;
   body: string;
+  /** Envelope of the webhook checks' header values (migration 0019, configs/configs.headers.ts). */
+  encrypted_headers: Buffer | null;
+  /** `{"<check path>": {"<header name>": "<masked value>"}}`, null with no envelope. */
+  masked_headers: JSONColumnType<MaskedHeaders | null, string | null, string | null>;
   created_by_user_id: string | null;
   created_by_api_key_id: string | null;
   created_at: CreatedAt;

@@ -57,18 +57,39 @@ export function maskHeaders(headers: HeadersByCheck): MaskedHeaders {
   );
 }
 
-/** Operator misconfiguration, not a client mistake: 500 AB04, as for provider credentials. */
-function masterKeyMissing() {
+/**
+ * Operator misconfiguration, not a client mistake: 500 AB04, as for provider credentials. `owner`
+ * names what holds the headers (`guardrails`, `configs`).
+ */
+export function masterKeyMissing(owner: string) {
   return apiError(
     'AB04',
-    'MASTER_KEY is not set on this control plane, so webhook headers of guardrails cannot be stored (see docs/secrets.md)',
+    `MASTER_KEY is not set on this control plane, so webhook headers of ${owner} cannot be stored (see docs/secrets.md)`,
   );
 }
 
 /**
- * The checks to store for guardrail `id` (header values taken out) and the header columns: null
- * when no check has headers, else the envelope and its masked copy. 500 AB04 without MASTER_KEY
- * when a check has headers; guardrails without headers need no key.
+ * The header columns for `headers` (already taken out of the checks): null when there are none,
+ * else the envelope under `aad` and its masked copy. 500 AB04 without MASTER_KEY when there are
+ * headers; what has none needs no key.
+ */
+export function sealHeaders(
+  masterKey: Buffer | null,
+  aad: string,
+  headers: HeadersByCheck,
+  owner: string,
+): SealedHeaderColumns {
+  if (Object.keys(headers).length === 0) return { encrypted_headers: null, masked_headers: null };
+  if (masterKey === null) throw masterKeyMissing(owner);
+  return {
+    encrypted_headers: sealSecret(masterKey, JSON.stringify(headers), aad),
+    masked_headers: JSON.stringify(maskHeaders(headers)),
+  };
+}
+
+/**
+ * The checks to store for guardrail `id` (header values taken out) and the header columns
+ * (sealHeaders, AAD bound to the guardrail id).
  */
 export function sealCheckHeaders<C extends CheckLike>(
   masterKey: Buffer | null,
@@ -76,16 +97,9 @@ export function sealCheckHeaders<C extends CheckLike>(
   checks: readonly C[],
 ): { checks: C[]; columns: SealedHeaderColumns } {
   const split = splitHeaders(checks);
-  if (Object.keys(split.headers).length === 0) {
-    return { checks: split.checks, columns: { encrypted_headers: null, masked_headers: null } };
-  }
-  if (masterKey === null) throw masterKeyMissing();
   return {
     checks: split.checks,
-    columns: {
-      encrypted_headers: sealSecret(masterKey, JSON.stringify(split.headers), webhookHeadersAad(id)),
-      masked_headers: JSON.stringify(maskHeaders(split.headers)),
-    },
+    columns: sealHeaders(masterKey, webhookHeadersAad(id), split.headers, 'guardrails'),
   };
 }
 

@@ -1,6 +1,6 @@
 // Opening the sealed webhook headers of saved guardrails: the owner binding, the per-version cache, refusals.
 import { createLogger } from '@aigw/runtime';
-import { sealSecret, webhookHeadersAad } from '@aigw/secret-box';
+import { configHeadersAad, sealSecret, webhookHeadersAad } from '@aigw/secret-box';
 import { describe, expect, it } from 'vitest';
 import { GuardrailHeaderStore, HeadersUnavailable } from './guardrail-headers.js';
 
@@ -42,5 +42,18 @@ describe('GuardrailHeaderStore', () => {
       expect((refusal as Error).message).not.toContain('hook-secret');
     }
     expect((refusals[4] as Error).message).toContain('MASTER_KEY');
+  });
+
+  it("opens a config's envelope under the AAD of its config version, keyed by check path", () => {
+    const byPath = {
+      'targets.0.input_guardrails.1.checks.2': { authorization: 'Bearer hook-secret-123456' },
+    };
+    const envelope = sealSecret(KEY, JSON.stringify(byPath), configHeadersAad(ID, 3));
+    expect(store().open(ID, 1, envelope, { kind: 'config', aad: configHeadersAad(ID, 3) })).toEqual(byPath);
+    const refused = store().open(ID, 1, envelope, { kind: 'config', aad: configHeadersAad(ID, 2) });
+    expect(refused).toBeInstanceOf(HeadersUnavailable);
+    expect((refused as Error).message).toContain(`config ${ID}`);
+    // The default owner is a guardrail: a config's envelope does not open as one.
+    expect(store().open(ID, 1, envelope)).toBeInstanceOf(HeadersUnavailable);
   });
 });

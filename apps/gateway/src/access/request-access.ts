@@ -66,7 +66,7 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
   const authenticate = createAuthenticate(deps.jwt);
   const credentials = new CredentialStore(deps.masterKey, deps.log);
   const guardrailHeaders = new GuardrailHeaderStore(deps.masterKey, deps.log);
-  const configs = new SavedConfigs();
+  const configs = new SavedConfigs(guardrailHeaders);
   /** A saved config by id or slug; failing that, a deployment's slug names the config it runs. */
   const savedOrDeployment = (snapshot: Snapshot, workspaceId: string, ref: string, param: string) => {
     try {

@@ -15,6 +15,7 @@ import * as deployments from './0015-deployments.js';
 import * as secretReferences from './0016-secret-references.js';
 import * as virtualKeySecretMappings from './0017-virtual-key-secret-mappings.js';
 import * as guardrailSealedHeaders from './0018-guardrail-sealed-headers.js';
+import * as configSealedHeaders from './0019-config-sealed-headers.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -32,4 +33,5 @@ export const migrations: Migrations = {
   '0016-secret-references': secretReferences,
   '0017-virtual-key-secret-mappings': virtualKeySecretMappings,
   '0018-guardrail-sealed-headers': guardrailSealedHeaders,
+  '0019-config-sealed-headers': configSealedHeaders,
 };

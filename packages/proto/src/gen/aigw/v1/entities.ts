@@ -726,10 +726,20 @@ export interface Config {
   slug: string;
   /** Config version, increasing with every published edit; recorded on each request event. */
   version: number;
-  /** The config object as JSON text, already validated by the control plane. */
+  /**
+   * The config object as JSON text, already validated by the control plane. Webhook and
+   * `partner.<name>` checks of its inline guardrails carry `headers: {}` here: their header values
+   * travel only in `encrypted_headers`.
+   */
   bodyJson: string;
   /** ACTIVE or ARCHIVED. */
   status: EntityStatus;
+  /**
+   * Envelope (@aigw/secret-box, MASTER_KEY, AAD `config:<id>:<version>`) of those header values:
+   * JSON `{"<check path>": {"<header name>": "<value>"}}`, the path relative to the config object
+   * (`targets.0.input_guardrails.1.checks.2`). Empty when no check has headers.
+   */
+  encryptedHeaders: Buffer;
 }
 
 /** A deployment (`x-service-deployment: <slug>`): requests of its workspace that name it run its config. */
@@ -4621,7 +4631,7 @@ export const VirtualKey_OptionsEntry: MessageFns<VirtualKey_OptionsEntry> = {
 };
 
 function createBaseConfig(): Config {
-  return { name: "", slug: "", version: 0, bodyJson: "", status: 0 };
+  return { name: "", slug: "", version: 0, bodyJson: "", status: 0, encryptedHeaders: Buffer.alloc(0) };
 }
 
 export const Config: MessageFns<Config> = {
@@ -4640,6 +4650,9 @@ export const Config: MessageFns<Config> = {
     }
     if (message.status !== 0) {
       writer.uint32(40).int32(message.status);
+    }
+    if (message.encryptedHeaders.length !== 0) {
+      writer.uint32(50).bytes(message.encryptedHeaders);
     }
     return writer;
   },
@@ -4697,6 +4710,14 @@ export const Config: MessageFns<Config> = {
             message.status = reader.int32() as any;
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.encryptedHeaders = Buffer.from(reader.bytes());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4720,6 +4741,11 @@ export const Config: MessageFns<Config> = {
         ? globalThis.String(object.body_json)
         : "",
       status: isSet(object.status) ? entityStatusFromJSON(object.status) : 0,
+      encryptedHeaders: isSet(object.encryptedHeaders)
+        ? Buffer.from(bytesFromBase64(object.encryptedHeaders))
+        : isSet(object.encrypted_headers)
+        ? Buffer.from(bytesFromBase64(object.encrypted_headers))
+        : Buffer.alloc(0),
     };
   },
 
@@ -4740,6 +4766,9 @@ export const Config: MessageFns<Config> = {
     if (message.status !== 0) {
       obj.status = entityStatusToJSON(message.status);
     }
+    if (message.encryptedHeaders.length !== 0) {
+      obj.encryptedHeaders = base64FromBytes(message.encryptedHeaders);
+    }
     return obj;
   },
 
@@ -4753,6 +4782,7 @@ export const Config: MessageFns<Config> = {
     message.version = object.version ?? 0;
     message.bodyJson = object.bodyJson ?? "";
     message.status = object.status ?? 0;
+    message.encryptedHeaders = object.encryptedHeaders ?? Buffer.alloc(0);
     return message;
   },
 };
