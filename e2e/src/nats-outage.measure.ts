@@ -4,14 +4,16 @@
 // provider upstream. Requests go through the gateway at OUTAGE_RATE a second (default 20), each
 // with a unique `x-service-trace-id`: OUTAGE_LEAD_S seconds (5) with NATS up, OUTAGE_S (30) with
 // NATS stopped, OUTAGE_TAIL_S (10) after it is started again on the same port and store. A key
-// created while NATS is away checks that the control plane's change reaches the gateway afterwards.
+// created while NATS is away checks that the control plane's change reaches the gateway and that
+// its outbox is relayed once NATS is back.
 // Part of `pnpm bench` (e2e's bench script runs src/*.measure.ts), never of `pnpm test`.
 //
 // Asserted (correctness only): every request is answered 200 (the gateway serves while NATS is
 // down: docs/request-events.md, events go to the spool), every one is in the logger's store exactly
-// once (no loss, no duplicate), no event is dropped, every spooled event is replayed, and the key
-// created during the outage is served. Printed, never asserted: counts per phase, latencies, the
-// spool's peak, the time from NATS back to the last event stored, the apps' readiness changes.
+// once (no loss, no duplicate), no event is dropped, every spooled event is replayed, the key
+// created during the outage is served, and the control plane's outbox has nothing left unpublished.
+// Printed, never asserted: counts per phase, latencies, the spool's peak, the time from NATS back to
+// the last event stored and to the last outbox record published, the apps' readiness changes.
 // OUTAGE_LOG_LEVEL (default silent) lets the three apps write their own logs to stdout.
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -21,7 +23,13 @@ import type { PgFixture } from '@aigw/testkit';
 import { test } from '@aigw/testkit';
 import { freePort, type LocalServiceHandle, startLocalNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
-import { chatUntilServed, createTenant, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
+import {
+  chatUntilServed,
+  createTenant,
+  type LogsStack,
+  pollUntil,
+  startLogsStack,
+} from './logs-stack.test-support.js';
 import {
   eventCounters,
   gatewayMetrics,
@@ -144,16 +152,11 @@ describe('NATS outage under traffic (measurement)', () => {
       const stoppedAt = performance.now();
       // A change made while NATS is away: the control plane keeps it in its outbox.
       const lateKey = await stack.admin.createKey(tenant.workspaceId, 'created during the outage');
-      await sleep(Math.max(0, OUTAGE_S * 1000 - (performance.now() - stopAt)));
-      server = await startLocalNats({ dataDir, port });
-      phase = 'after';
-      const backAt = performance.now();
-      const backWall = Date.now();
-
-      // The key made during the outage, tried every 500 ms until the gateway serves it.
+      // Tried every 500 ms from now on until the gateway serves it (through NATS once it is back, or
+      // the gateway's anti-entropy check over gRPC, every SNAPSHOT_ANTI_ENTROPY_INTERVAL_MS, before).
       let lateKeyServedAt: number | undefined;
       const lateKeyProbe = (async () => {
-        for (let n = 0; performance.now() - backAt < SETTLE_MS; n++) {
+        for (let n = 0; performance.now() - stopAt < OUTAGE_S * 1000 + SETTLE_MS; n++) {
           const status = await chat(stack, lateKey.key, tenant.provider, `probe-${run}-${n}`).catch(() => 0);
           if (status === 200) {
             lateKeyServedAt = performance.now();
@@ -162,6 +165,11 @@ describe('NATS outage under traffic (measurement)', () => {
           await sleep(500);
         }
       })();
+      await sleep(Math.max(0, OUTAGE_S * 1000 - (performance.now() - stopAt)));
+      server = await startLocalNats({ dataDir, port });
+      phase = 'after';
+      const backAt = performance.now();
+      const backWall = Date.now();
 
       await sleep(TAIL_S * 1000);
       await traffic.stop();
@@ -183,6 +191,17 @@ describe('NATS outage under traffic (measurement)', () => {
       }
       const settledAt = performance.now();
       await lateKeyProbe;
+      // The control plane's outbox (changes and audit records written during the outage) relayed.
+      const outbox = await pollUntil(
+        async () =>
+          (
+            await pg.pool.query<{ pending: number; last: Date | null }>(
+              'select count(*) filter (where published_at is null)::int as pending, max(published_at) as last from control.outbox',
+            )
+          ).rows[0],
+        (row) => row?.pending === 0,
+        { boundMs: SETTLE_MS, intervalMs: 1_000, what: 'control-plane outbox relayed' },
+      );
       await watch.stop();
       const after = await eventCounters(stack.gatewayBase);
       const delta = Object.fromEntries(
@@ -225,8 +244,14 @@ describe('NATS outage under traffic (measurement)', () => {
               allStoredAfterTrafficStoppedS: seconds(settledAt - trafficEnd),
             },
             gatewayEvents: { counterDeltas: delta, spoolPeakBytes: watch.spoolPeakBytes },
-            lateKeyServedAfterNatsBackS:
-              lateKeyServedAt === undefined ? null : seconds(lateKeyServedAt - backAt),
+            controlPlane: {
+              outboxPending: outbox.value?.pending,
+              outboxLastPublishedAfterNatsBackS: outbox.value?.last
+                ? seconds(outbox.value.last.getTime() - backWall)
+                : null,
+              keyCreatedDuringOutageServedAfterNatsStopS:
+                lateKeyServedAt === undefined ? null : seconds(lateKeyServedAt - stopAt),
+            },
             readiness: watch.transitions.map(
               (change) => `${seconds(change.at - (stopAt - t0))} s ${change.app}: ${change.state}`,
             ),
@@ -254,8 +279,9 @@ describe('NATS outage under traffic (measurement)', () => {
       expect(delta.gateway_request_events_spooled_total).toBeGreaterThan(0);
       expect(delta.gateway_request_events_replayed_total).toBe(delta.gateway_request_events_spooled_total);
       expect(delta.gateway_request_events_dropped_total).toBe(0);
-      // The change made during the outage reached the gateway.
+      // The change made during the outage reached the gateway; the control plane relayed its outbox.
       expect(lateKeyServedAt).toBeDefined();
+      expect(outbox.value?.pending).toBe(0);
     } finally {
       await stack.close();
       await server?.stop();
