@@ -1,4 +1,6 @@
-// AES-256-GCM envelopes for provider credentials and webhook headers (control plane seals, gateway opens).
+// AES-256-GCM envelopes for provider credentials and webhook headers (control plane seals, gateway opens),
+// and the per-version cache of what an app opened from them.
+export { OpenedByVersion } from './opened-by-version.js';
 export {
   configHeadersAad,
   credentialsAad,

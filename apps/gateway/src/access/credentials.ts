@@ -3,7 +3,7 @@
 // decrypts once per credential change. Plaintext stays in this process: never logged, never in events.
 
 import type { Logger } from '@aigw/runtime';
-import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
+import { credentialsAad, OpenedByVersion, openSecret, parseMasterKey } from '@aigw/secret-box';
 import { gatewayError } from '../errors.js';
 
 /** The credential fields the gateway uses (admin API names, docs/secrets.md). */
@@ -19,15 +19,10 @@ export interface ProviderCredentials {
 
 export type CredentialOwner = 'integration' | 'provider';
 
-/** Opened credentials kept at most; entities beyond it are opened again when next used. */
-const MAX_ENTRIES = 10_000;
-
-type Opened = { readonly version: number; readonly value: ProviderCredentials | Error };
-
 export class CredentialStore {
   readonly #key: Buffer | undefined;
   readonly #log: Logger;
-  readonly #opened = new Map<string, Opened>();
+  readonly #opened = new OpenedByVersion<ProviderCredentials | Error>();
 
   constructor(masterKey: string | undefined, log: Logger) {
     this.#key = masterKey === undefined ? undefined : parseMasterKey(masterKey);
@@ -37,17 +32,11 @@ export class CredentialStore {
   /** The credentials in `envelope`, which `owner:id` at `version` holds; throws a gateway error. */
   open(owner: CredentialOwner, id: string, version: number, envelope: Uint8Array): ProviderCredentials {
     const cacheKey = `${owner}:${id}`;
-    let opened = this.#opened.get(cacheKey);
-    if (opened?.version !== version) {
-      opened = { version, value: this.#open(owner, id, version, envelope) };
-      if (this.#opened.size >= MAX_ENTRIES) {
-        const oldest = this.#opened.keys().next().value;
-        if (oldest !== undefined) this.#opened.delete(oldest);
-      }
-      this.#opened.set(cacheKey, opened);
-    }
-    if (opened.value instanceof Error) throw opened.value;
-    return opened.value;
+    const opened =
+      this.#opened.get(cacheKey, version) ??
+      this.#opened.set(cacheKey, version, this.#open(owner, id, version, envelope));
+    if (opened instanceof Error) throw opened;
+    return opened;
   }
 
   #open(

@@ -5,7 +5,7 @@
 // does not open is an error kept for that version: the guardrail or config fails closed instead of
 // calling its webhook without headers. Plaintext is never logged.
 import type { Logger } from '@aigw/runtime';
-import { openSecret, parseMasterKey, webhookHeadersAad } from '@aigw/secret-box';
+import { OpenedByVersion, openSecret, parseMasterKey, webhookHeadersAad } from '@aigw/secret-box';
 
 /**
  * Header values by check, as sealed: by check index for a guardrail (`{"1": {"authorization": "…"}}`),
@@ -21,21 +21,16 @@ export class HeadersUnavailable extends Error {
   }
 }
 
-/** Opened envelopes kept at most; entities beyond it are opened again when next used. */
-const MAX_ENTRIES = 10_000;
-
 /** Whose envelope it is (for messages) and the AAD it was sealed under. */
 export interface HeadersOwner {
   readonly kind: 'guardrail' | 'config';
   readonly aad: string;
 }
 
-type Opened = { readonly version: number; readonly value: HeadersByCheck | HeadersUnavailable };
-
 export class GuardrailHeaderStore {
   readonly #key: Buffer | undefined;
   readonly #log: Logger;
-  readonly #opened = new Map<string, Opened>();
+  readonly #opened = new OpenedByVersion<HeadersByCheck | HeadersUnavailable>();
 
   constructor(masterKey: string | undefined, log: Logger) {
     this.#key = masterKey === undefined ? undefined : parseMasterKey(masterKey);
@@ -52,16 +47,12 @@ export class GuardrailHeaderStore {
     envelope: Uint8Array,
     owner: HeadersOwner = { kind: 'guardrail', aad: webhookHeadersAad(id) },
   ): HeadersByCheck | HeadersUnavailable {
-    let opened = this.#opened.get(id);
-    if (opened?.version !== version) {
-      opened = { version, value: this.#open(id, version, envelope, owner) };
-      if (this.#opened.size >= MAX_ENTRIES) {
-        const oldest = this.#opened.keys().next().value;
-        if (oldest !== undefined) this.#opened.delete(oldest);
-      }
-      this.#opened.set(id, opened);
-    }
-    return opened.value;
+    // A guardrail and a config are told apart: the key names the kind as well as the id.
+    const key = `${owner.kind}:${id}`;
+    return (
+      this.#opened.get(key, version) ??
+      this.#opened.set(key, version, this.#open(id, version, envelope, owner))
+    );
   }
 
   #open(

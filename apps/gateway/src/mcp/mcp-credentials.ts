@@ -3,7 +3,7 @@
 // client credentials, an access token from the token endpoint kept until shortly before it expires
 // (one exchange at a time per integration). Plaintext never leaves this module but as the header.
 import type { AppError, Logger } from '@aigw/runtime';
-import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
+import { credentialsAad, OpenedByVersion, openSecret, parseMasterKey } from '@aigw/secret-box';
 import { gatewayError } from '../errors.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { openExchange, type UpstreamExchange } from '../upstream/upstream-exchange.js';
@@ -39,7 +39,7 @@ export class McpCredentials {
   readonly #key: Buffer | undefined;
   readonly #log: Logger;
   readonly #hosts: CustomHostCache;
-  readonly #opened = new Map<string, { version: number; secret: Secret }>();
+  readonly #opened = new OpenedByVersion<Secret>();
   readonly #tokens = new Map<string, { version: number; token: Promise<Token> }>();
 
   constructor(masterKey: string | undefined, hosts: CustomHostCache, log: Logger) {
@@ -68,8 +68,8 @@ export class McpCredentials {
   }
 
   #open(ref: McpIntegrationRef): Secret {
-    const held = this.#opened.get(ref.id);
-    if (held?.version === ref.version) return held.secret;
+    const held = this.#opened.get(ref.id, ref.version);
+    if (held) return held;
     if (!this.#key) {
       throw gatewayError(
         'credentials_unavailable',
@@ -83,8 +83,7 @@ export class McpCredentials {
         credentialsAad('mcp_integration', ref.id),
       );
       const secret = JSON.parse(text.toString('utf8')) as Secret;
-      this.#opened.set(ref.id, { version: ref.version, secret });
-      return secret;
+      return this.#opened.set(ref.id, ref.version, secret);
     } catch (err) {
       this.#log.error(
         { mcpIntegrationId: ref.id, reason: (err as { reason?: string }).reason ?? 'unreadable' },
