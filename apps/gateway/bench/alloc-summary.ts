@@ -16,7 +16,8 @@ interface AllocNode {
 /** The function, and its file (the project's) or its package or node module (the others'). */
 function label(n: AllocNode): string {
   const { functionName, url, lineNumber } = n.callFrame;
-  const where = url === '' ? '(native)' : isOwn(url) ? url.replace(/^.*\/(apps|packages)\//, '$1/') : area(url);
+  const where =
+    url === '' ? '(native)' : isOwn(url) ? url.replace(/^.*\/(apps|packages)\//, '$1/') : area(url);
   return `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
 }
 
