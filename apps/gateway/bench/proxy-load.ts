@@ -286,15 +286,32 @@ try {
   printRound('json', ROUNDS);
 
   // Latency, one connection, timed with hrtime (autocannon's whole milliseconds are too coarse).
+  // Each probe as each load step: after the processes around the proxy are idle, and with the
+  // logger paused for full enforcement (its catch-up would otherwise share the other core with
+  // Redis and NATS, which that probe waits on).
   if (SEQUENTIAL > 0) {
-    const direct = await sequentialLatency(`${mock}/v1/chat/completions`, {}, SEQUENTIAL);
-    const seq = {
-      'bare proxy': await sequentialLatency(bare.url, {}, SEQUENTIAL),
-      'pass-through': await sequentialLatency(passThrough.url, passThrough.headers, SEQUENTIAL),
-      'full enforcement': await sequentialLatency(full.url, full.headers, SEQUENTIAL),
+    const probe = async (
+      target: Target | undefined,
+      url: string,
+      headers: Record<string, string>,
+      ttfb = false,
+    ) => {
+      await settle();
+      target?.before?.();
+      try {
+        return await sequentialLatency(url, headers, SEQUENTIAL, ttfb);
+      } finally {
+        target?.after?.();
+      }
     };
-    const ttfbDirect = await sequentialLatency(`${mock}/v1/chat/completions`, {}, SEQUENTIAL, true);
-    const ttfb = await sequentialLatency(passThrough.url, passThrough.headers, SEQUENTIAL, true);
+    const direct = await probe(undefined, `${mock}/v1/chat/completions`, {});
+    const seq = {
+      'bare proxy': await probe(bare, bare.url, {}),
+      'pass-through': await probe(passThrough, passThrough.url, passThrough.headers),
+      'full enforcement': await probe(full, full.url, full.headers),
+    };
+    const ttfbDirect = await probe(undefined, `${mock}/v1/chat/completions`, {}, true);
+    const ttfb = await probe(passThrough, passThrough.url, passThrough.headers, true);
     const ms = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(3)} ms`;
     latency = [
       `latency added over calling the mock directly (1 connection, ${SEQUENTIAL} sequential requests; direct p50 ${direct.p50.toFixed(3)} ms, p99 ${direct.p99.toFixed(3)} ms):`,
