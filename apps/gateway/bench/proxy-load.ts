@@ -28,11 +28,20 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARM_UP_S = Number(process.env.BENCH_WARM_UP_S ?? 8);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
 /**
- * The logger is stopped (SIGSTOP) during full-enforcement steps and resumed after (BENCH_PAUSE_LOGGER=0:
- * left running): it shares the other core, and its cost per request (writing each event to
- * Postgres) would make that core, not the gateway, the bottleneck. The gateway's work is the same.
+ * The logger shares the other core, and its cost per request (writing each event to Postgres) would
+ * make that core, not the gateway, the bottleneck; the gateway's work is the same whether it runs or
+ * not (its events wait in JetStream). `rounds` (default): stopped (SIGSTOP) from the json warm-ups to
+ * the end of the json rounds, then resumed and waited for; `step`: stopped during each
+ * full-enforcement step only (until the seventh session), so that the logger catches up before the
+ * next step, which leaves the proxy's core idle longest before full-enforcement steps; `0`: left
+ * running.
  */
-const PAUSE_LOGGER = process.env.BENCH_PAUSE_LOGGER !== '0';
+const PAUSE_LOGGER_MODE = process.env.BENCH_PAUSE_LOGGER ?? 'rounds';
+if (!['rounds', 'step', '0'].includes(PAUSE_LOGGER_MODE)) {
+  throw new Error(`BENCH_PAUSE_LOGGER must be rounds, step or 0, not ${PAUSE_LOGGER_MODE}`);
+}
+const PAUSE_LOGGER = PAUSE_LOGGER_MODE === 'step';
+const PAUSE_LOGGER_FOR_ROUNDS = PAUSE_LOGGER_MODE === 'rounds';
 /** Issue 16: CPU per request against the bare proxy's. */
 const TARGETS = { 'full enforcement': 1.5, 'pass-through': 1.1 } as const;
 /** Rounds in which both the target's and the bare proxy's steps were VALID, for a verdict. */
@@ -94,15 +103,17 @@ const aroundPids = () => [
  * Before a step, until the processes around the proxy are idle (under 10% of a core for 250 ms;
  * at most 20 s): the logger catching up with the last step's events must not load this one.
  */
-async function settle(): Promise<void> {
-  const deadline = Date.now() + 20_000;
+async function settle(maxMs = 20_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
   while (Date.now() < deadline) {
     const pids = aroundPids();
     const cpu0 = cpuMicrosOf(pids);
     await new Promise((resolve) => setTimeout(resolve, 250));
     if (cpuMicrosOf(pids) - cpu0 < 25_000) return;
   }
-  console.log('(the processes around the proxy were still busy after 20 s: the next step starts anyway)');
+  console.log(
+    `(the processes around the proxy were still busy after ${maxMs / 1000} s: the next step starts anyway)`,
+  );
 }
 
 /** One load of a target, the logger paused around it when the target asks. */
@@ -228,7 +239,13 @@ console.log(
 console.log(describePinning());
 console.log(
   `upstream: ${process.env.BENCH_LIVE_MOCK === '1' ? 'the mock provider' : "the mock provider's answers replayed (replay-upstream.mjs)"}; ` +
-    `logger ${PAUSE_LOGGER ? 'paused during full-enforcement steps (events wait in JetStream)' : 'running during every step'}`,
+    `logger ${
+      PAUSE_LOGGER_FOR_ROUNDS
+        ? 'paused through the json warm-ups and rounds (events wait in JetStream)'
+        : PAUSE_LOGGER
+          ? 'paused during full-enforcement steps (events wait in JetStream)'
+          : 'running during every step'
+    }`,
 );
 console.log(
   `${CONNECTIONS} connections, ${STEP_S} s steps, ${ROUNDS} rounds; VALID = the proxy under test used >= ${SATURATED_PCT}% of a core`,
@@ -243,16 +260,24 @@ try {
   // longer idle gap than its later ones: with the stream warm-ups between the json warm-ups and the
   // json rounds, the first full-enforcement step cost 1.8-1.9x the bare proxy in three runs of
   // 2026-11-27, its later steps 1.3-1.7x.
-  for (const target of [bare, passThrough, full])
-    await loadTarget(target, 'warm-up', target.headers, false, WARM_UP_S);
+  if (PAUSE_LOGGER_FOR_ROUNDS) stack.pauseLogger();
+  try {
+    for (const target of [bare, passThrough, full])
+      await loadTarget(target, 'warm-up', target.headers, false, WARM_UP_S);
 
-  // Rounds: every target once, back to back, so that a round's steps see the same background load;
-  // the order rotates so that no target always follows the same one.
-  const json = [bare, passThrough, full];
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < json.length; i++) await step(json[(i + round) % json.length] as Target, false, round);
-    printRound('json', round);
+    // Rounds: every target once, back to back, so that a round's steps see the same background load;
+    // the order rotates so that no target always follows the same one.
+    const json = [bare, passThrough, full];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let i = 0; i < json.length; i++)
+        await step(json[(i + round) % json.length] as Target, false, round);
+      printRound('json', round);
+    }
+  } finally {
+    if (PAUSE_LOGGER_FOR_ROUNDS) stack.resumeLogger();
   }
+  // The logger writes what waited in JetStream before anything else is loaded.
+  if (PAUSE_LOGGER_FOR_ROUNDS) await settle(300_000);
   const stream = [bare, passThrough];
   for (const target of stream) await loadTarget(target, 'warm-up', target.headers, true, WARM_UP_S);
   for (let round = 0; round < ROUNDS; round++) {
@@ -308,7 +333,13 @@ try {
     const seq = {
       'bare proxy': await probe(bare, bare.url, {}),
       'pass-through': await probe(passThrough, passThrough.url, passThrough.headers),
-      'full enforcement': await probe(full, full.url, full.headers),
+      'full enforcement': await probe(
+        PAUSE_LOGGER_MODE === '0'
+          ? full
+          : { ...full, before: () => stack.pauseLogger(), after: () => stack.resumeLogger() },
+        full.url,
+        full.headers,
+      ),
     };
     const ttfbDirect = await probe(undefined, `${mock}/v1/chat/completions`, {}, true);
     const ttfb = await probe(passThrough, passThrough.url, passThrough.headers, true);
