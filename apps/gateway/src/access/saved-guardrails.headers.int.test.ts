@@ -2,45 +2,29 @@
 // envelope): the gateway calls the webhook with the original headers, and fails closed (500
 // credentials_unavailable, webhook never called) when the envelope does not open with its MASTER_KEY.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
-import { parseMasterKey, sealSecret, webhookHeadersAad } from '@aigw/secret-box';
+import { sealSecret, webhookHeadersAad } from '@aigw/secret-box';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ControlPlaneGateway } from '../../test/control-plane-entities.js';
 import {
-  apiKey,
-  type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
-  startControlPlaneGateway,
-  TEST_MASTER_KEY,
-  workspace,
-} from '../../test/control-plane-entities.js';
+  type SealedWebhookFixture,
+  type SealingContext,
+  startSealedWebhookFixture,
+} from '../../test/sealed-webhook.js';
 
-const ORG = randomUUID();
-const WS = randomUUID();
-const KEY = `aigw_${randomUUID()}`;
-const SECRET = `Bearer whsec-${randomUUID()}`;
-const OTHER_KEY = Buffer.alloc(32, 9);
-
-const calls: IncomingHttpHeaders[] = [];
-let hook: Server;
-let hookUrl = '';
-let gw: ControlPlaneGateway;
-let keyless: ControlPlaneGateway;
+let f: SealedWebhookFixture;
 
 /** A guardrail as the control plane publishes it now: `headers: {}` in the body, values sealed. */
-function sealedGuardrail(slug: string, key: Buffer, sealedFor?: string): Entity {
+function sealedGuardrail(c: SealingContext, slug: string, key: Buffer, sealedFor?: string): Entity {
   const id = randomUUID();
-  const headers = { '0': { authorization: SECRET, 'x-tenant': 'acme' } };
+  const headers = { '0': { authorization: c.secret, 'x-tenant': 'acme' } };
   return {
     kind: EntityKind.GUARDRAIL,
     id,
     version: 1,
     tombstone: false,
-    organisationId: ORG,
-    workspaceId: WS,
+    organisationId: c.org,
+    workspaceId: c.ws,
     updatedAtMs: Date.now(),
     body: {
       $case: 'guardrail',
@@ -49,7 +33,7 @@ function sealedGuardrail(slug: string, key: Buffer, sealedFor?: string): Entity 
         slug,
         status: EntityStatus.ACTIVE,
         bodyJson: JSON.stringify({
-          checks: [{ id: 'webhook', parameters: { url: hookUrl, headers: {}, timeout: 5000 } }],
+          checks: [{ id: 'webhook', parameters: { url: c.hookUrl, headers: {}, timeout: 5000 } }],
           actions: { deny: true },
           async: false,
         }),
@@ -64,7 +48,7 @@ function ask(target: ControlPlaneGateway, slug: string) {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-service-api-key': KEY,
+      'x-service-api-key': f.key,
       'x-service-config': JSON.stringify({ provider: '@openai-prod', input_guardrails: [slug] }),
     },
     body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }),
@@ -72,64 +56,38 @@ function ask(target: ControlPlaneGateway, slug: string) {
 }
 
 beforeAll(async () => {
-  hook = createServer((req, res) => {
-    calls.push(req.headers);
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ verdict: req.headers.authorization === SECRET }));
-    });
-  });
-  await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/guard`;
-  const masterKey = parseMasterKey(TEST_MASTER_KEY);
-  gw = await startControlPlaneGateway([], {}, { apiKeys: { openai: ['sk-managed'] } });
-  keyless = await startControlPlaneGateway([], { MASTER_KEY: '' }, { apiKeys: { openai: ['sk-managed'] } });
-  for (const target of [gw, keyless]) {
-    const int = randomUUID();
-    target.use([
-      organisation(ORG),
-      workspace(WS, ORG),
-      apiKey(KEY, ORG, WS),
-      integration(int, ORG, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${target.mock.url}/v1` },
-      }),
-      provider(randomUUID(), ORG, WS, 'openai-prod', { integrationId: int }),
-      sealedGuardrail('sealed-hook', masterKey),
-      sealedGuardrail('foreign-key-hook', OTHER_KEY),
-      // An envelope sealed for another guardrail: the AAD binds it to its owner.
-      sealedGuardrail('moved-hook', masterKey, randomUUID()),
-    ]);
-  }
+  f = await startSealedWebhookFixture((c) => [
+    sealedGuardrail(c, 'sealed-hook', c.masterKey),
+    sealedGuardrail(c, 'foreign-key-hook', c.otherKey),
+    // An envelope sealed for another guardrail: the AAD binds it to its owner.
+    sealedGuardrail(c, 'moved-hook', c.masterKey, randomUUID()),
+  ]);
 });
 
 afterAll(async () => {
-  await gw?.close();
-  await keyless?.close();
-  await new Promise((resolve) => (hook ? hook.close(resolve) : resolve(undefined)));
+  await f?.close();
 });
 
 describe('sealed webhook headers of saved guardrails', () => {
   it('the webhook is called with the original headers, opened from the envelope', async () => {
-    calls.length = 0;
-    gw.mock.clear();
-    const res = await ask(gw, 'sealed-hook');
+    f.calls.length = 0;
+    f.gw.mock.clear();
+    const res = await ask(f.gw, 'sealed-hook');
     expect(res.status, await res.clone().text()).toBe(200);
-    expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ authorization: SECRET, 'x-tenant': 'acme' });
-    expect(gw.mock.requests).toHaveLength(1);
+    expect(f.calls).toHaveLength(1);
+    expect(f.calls[0]).toMatchObject({ authorization: f.secret, 'x-tenant': 'acme' });
+    expect(f.gw.mock.requests).toHaveLength(1);
     // Opened once per guardrail version: a second request uses the kept headers.
-    expect((await ask(gw, 'sealed-hook')).status).toBe(200);
-    expect(calls[1]).toMatchObject({ authorization: SECRET });
+    expect((await ask(f.gw, 'sealed-hook')).status).toBe(200);
+    expect(f.calls[1]).toMatchObject({ authorization: f.secret });
   });
 
   it('an envelope that does not open fails closed: 500 credentials_unavailable, the webhook never called', async () => {
-    calls.length = 0;
+    f.calls.length = 0;
     const cases: [ControlPlaneGateway, string][] = [
-      [gw, 'foreign-key-hook'],
-      [gw, 'moved-hook'],
-      [keyless, 'sealed-hook'],
+      [f.gw, 'foreign-key-hook'],
+      [f.gw, 'moved-hook'],
+      [f.keyless, 'sealed-hook'],
     ];
     for (const [target, slug] of cases) {
       target.mock.clear();
@@ -140,9 +98,9 @@ describe('sealed webhook headers of saved guardrails', () => {
         code: 'credentials_unavailable',
         param: 'config.input_guardrails[0]',
       });
-      expect(body.error.message).not.toContain(SECRET);
+      expect(body.error.message).not.toContain(f.secret);
       expect(target.mock.requests).toEqual([]);
     }
-    expect(calls).toEqual([]);
+    expect(f.calls).toEqual([]);
   });
 });
