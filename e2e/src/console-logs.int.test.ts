@@ -353,11 +353,15 @@ describe('the console logs, audit and feedback pages', () => {
     // The whole list (no filter) holds the other admin actions of this test too.
     await page.getByRole('button', { name: 'Clear' }).click();
     await page.waitForURL((u) => u.search === '');
+    // The URL changes before the list is fetched again, and the table is not busy yet in between
+    // (`settled` alone read the filtered rows once, 2026-11-27): wait for the wider list itself.
+    await expect
+      .poll(() => page.getByTestId('audit-row').locator('td:nth-child(2)').allTextContents(), {
+        timeout: 20_000,
+        interval: 200,
+      })
+      .toEqual(expect.arrayContaining(['workspaces.create', 'integrations.create', 'api_keys.create']));
     await settled(page, 'audit-table');
-    const actions = await page.getByTestId('audit-row').locator('td:nth-child(2)').allTextContents();
-    expect(actions).toEqual(
-      expect.arrayContaining(['workspaces.create', 'integrations.create', 'api_keys.create']),
-    );
     // The record opened before stays open in the wider list.
     expect(await rows.filter({ hasText: keyA.id }).getByRole('button', { name: 'Hide' }).count()).toBe(1);
     expect(await detail.isVisible()).toBe(true);
