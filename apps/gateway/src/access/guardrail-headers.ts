@@ -102,3 +102,27 @@ function toHeaders(json: unknown): HeadersByCheck {
   }
   return out;
 }
+
+/**
+ * Puts each sealed header map back as its check's `parameters.headers`, in place. Keys are check
+ * indexes within a list whose `path` is '' (a saved guardrail's checks) or `<path>.<index>` (a
+ * config's inline guardrails). False when an entry names no check with parameters: a body and an
+ * envelope that do not belong together, which fails closed like an envelope that does not open.
+ */
+export function putBackHeaders(
+  lists: readonly { readonly path: string; readonly checks: readonly unknown[] }[],
+  headers: HeadersByCheck,
+): boolean {
+  const left = new Set(Object.keys(headers));
+  for (const { path, checks } of lists) {
+    checks.forEach((check, i) => {
+      const key = path === '' ? String(i) : `${path}.${i}`;
+      const values = headers[key];
+      const parameters = (check as { parameters?: unknown } | null)?.parameters;
+      if (values === undefined || typeof parameters !== 'object' || parameters === null) return;
+      (parameters as Record<string, unknown>).headers = { ...values };
+      left.delete(key);
+    });
+  }
+  return left.size === 0;
+}

@@ -11,7 +11,12 @@ import { gatewayError } from '../errors.js';
 import { parseConfigText } from '../request/config-header.js';
 import { H } from '../request/service-headers.js';
 import type { EntityOf, Snapshot } from '../snapshot/index.js';
-import { type GuardrailHeaderStore, type HeadersByCheck, HeadersUnavailable } from './guardrail-headers.js';
+import {
+  type GuardrailHeaderStore,
+  type HeadersByCheck,
+  HeadersUnavailable,
+  putBackHeaders,
+} from './guardrail-headers.js';
 
 export interface SavedConfig {
   readonly id: string;
@@ -100,15 +105,5 @@ function restoreHeaders(bodyJson: string, headers: HeadersByCheck): string | und
   } catch {
     return bodyJson; // Refused by the parse that follows (400): no check runs.
   }
-  const left = new Set(Object.keys(headers));
-  for (const list of inlineCheckLists(config)) {
-    list.checks.forEach((check, i) => {
-      const values = headers[`${list.path}.${i}`];
-      const parameters = (check as { parameters?: unknown } | null)?.parameters;
-      if (values === undefined || typeof parameters !== 'object' || parameters === null) return;
-      (parameters as Record<string, unknown>).headers = { ...values };
-      left.delete(`${list.path}.${i}`);
-    });
-  }
-  return left.size === 0 ? JSON.stringify(config) : undefined;
+  return putBackHeaders(inlineCheckLists(config), headers) ? JSON.stringify(config) : undefined;
 }

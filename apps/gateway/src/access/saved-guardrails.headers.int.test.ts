@@ -15,9 +15,15 @@ import {
 let f: SealedWebhookFixture;
 
 /** A guardrail as the control plane publishes it now: `headers: {}` in the body, values sealed. */
-function sealedGuardrail(c: SealingContext, slug: string, key: Buffer, sealedFor?: string): Entity {
+function sealedGuardrail(
+  c: SealingContext,
+  slug: string,
+  key: Buffer,
+  sealedFor?: string,
+  checkIndex = '0',
+): Entity {
   const id = randomUUID();
-  const headers = { '0': { authorization: c.secret, 'x-tenant': 'acme' } };
+  const headers = { [checkIndex]: { authorization: c.secret, 'x-tenant': 'acme' } };
   return {
     kind: EntityKind.GUARDRAIL,
     id,
@@ -61,6 +67,8 @@ beforeAll(async () => {
     sealedGuardrail(c, 'foreign-key-hook', c.otherKey),
     // An envelope sealed for another guardrail: the AAD binds it to its owner.
     sealedGuardrail(c, 'moved-hook', c.masterKey, randomUUID()),
+    // An envelope that opens but names a check the guardrail does not have.
+    sealedGuardrail(c, 'mismatched-hook', c.masterKey, undefined, '3'),
   ]);
 });
 
@@ -87,6 +95,7 @@ describe('sealed webhook headers of saved guardrails', () => {
     const cases: [ControlPlaneGateway, string][] = [
       [f.gw, 'foreign-key-hook'],
       [f.gw, 'moved-hook'],
+      [f.gw, 'mismatched-hook'],
       [f.keyless, 'sealed-hook'],
     ];
     for (const [target, slug] of cases) {

@@ -12,7 +12,7 @@ import {
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
 import { type EntityOf, organisationScope, type Snapshot } from '../snapshot/index.js';
-import { type GuardrailHeaderStore, type HeadersByCheck, HeadersUnavailable } from './guardrail-headers.js';
+import { type GuardrailHeaderStore, HeadersUnavailable, putBackHeaders } from './guardrail-headers.js';
 
 interface Ref {
   /** `config.targets[0].input_guardrails[1]`: the `param` of errors. */
@@ -169,13 +169,8 @@ function definition(entity: EntityOf<'guardrail'>, ref: Ref, headers: GuardrailH
   return guardrail;
 }
 
-interface StoredCheck {
-  readonly id?: unknown;
-  readonly parameters?: unknown;
-}
-
 interface StoredDefinition {
-  readonly checks?: readonly StoredCheck[];
+  readonly checks?: readonly { readonly id?: unknown; readonly parameters?: unknown }[];
   readonly actions?: { readonly deny?: unknown };
   readonly async?: unknown;
 }
@@ -189,7 +184,7 @@ function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): 
   } catch {
     return new Error(`${name} has a definition this gateway cannot read`);
   }
-  let checks: readonly StoredCheck[] = Array.isArray(stored?.checks) ? stored.checks : [];
+  const checks = Array.isArray(stored?.checks) ? stored.checks : [];
   const partner = checks.find((c) => typeof c?.id === 'string' && c.id.startsWith('partner.'));
   if (partner) {
     return new Error(
@@ -199,7 +194,12 @@ function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): 
   if (encryptedHeaders.length > 0) {
     const opened = headers.open(entity.id, entity.version, encryptedHeaders);
     if (opened instanceof HeadersUnavailable) return opened;
-    checks = withHeaders(checks, opened);
+    // `checks` was parsed for this conversion alone: the values go back in place.
+    if (!putBackHeaders([{ path: '', checks }], opened)) {
+      return new HeadersUnavailable(
+        `the webhook headers of ${name} do not match its checks (control plane and gateway disagree)`,
+      );
+    }
   }
   // The inline rules (catalogue, parameters, async-cannot-deny) validate it again: a gateway on an
   // older schema must refuse what it cannot run rather than run part of it.
@@ -214,19 +214,6 @@ function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): 
   const guardrail = Object.freeze({ ...parsed, id: slug });
   savedIds.set(guardrail, entity.id);
   return guardrail;
-}
-
-/** The checks with their sealed header values put back (by check index, as the control plane sealed them). */
-function withHeaders(checks: readonly StoredCheck[], opened: HeadersByCheck): readonly StoredCheck[] {
-  return checks.map((check, index) => {
-    const values = opened[String(index)];
-    if (!values) return check;
-    const parameters =
-      typeof check?.parameters === 'object' && check.parameters !== null ? check.parameters : {};
-    const stored = (parameters as { headers?: unknown }).headers;
-    const plain = typeof stored === 'object' && stored !== null ? stored : {};
-    return { ...check, parameters: { ...parameters, headers: { ...plain, ...values } } };
-  });
 }
 
 /**
