@@ -387,10 +387,23 @@ export async function startTenantGateway(
 ): Promise<TenantGateway> {
   const org = randomUUID();
   const ws = randomUUID();
-  const int = randomUUID();
   const key = `aigw_${randomUUID()}`;
   const gw = await startControlPlaneGateway([], {}, {}, limits);
-  gw.use([
+  gw.use([...managedTenant(gw, { org, ws, key }), ...extra({ org, ws })]);
+  return { gw, org, ws, key };
+}
+
+/**
+ * The entities of one tenant calling `@openai-prod`: organisation, workspace, the API key `key`, and
+ * a managed provider over an integration whose host is `gw`'s mock.
+ */
+export function managedTenant(
+  gw: ControlPlaneGateway,
+  tenant: { readonly org: string; readonly ws: string; readonly key: string },
+): Entity[] {
+  const { org, ws, key } = tenant;
+  const int = randomUUID();
+  return [
     organisation(org),
     workspace(ws, org),
     apiKey(key, org, ws),
@@ -399,7 +412,5 @@ export async function startTenantGateway(
       options: { custom_host: `${gw.mock.url}/v1` },
     }),
     provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-    ...extra({ org, ws }),
-  ]);
-  return { gw, org, ws, key };
+  ];
 }

@@ -8,14 +8,10 @@ import type { AddressInfo } from 'node:net';
 import type { Entity } from '@aigw/proto';
 import { parseMasterKey } from '@aigw/secret-box';
 import {
-  apiKey,
   type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
+  managedTenant,
   startControlPlaneGateway,
   TEST_MASTER_KEY,
-  workspace,
 } from './control-plane-entities.js';
 
 export interface SealedWebhookFixture {
@@ -78,16 +74,8 @@ export async function startSealedWebhookFixture(
     { apiKeys: { openai: ['sk-managed'] } },
   );
   for (const target of [gw, keyless]) {
-    const int = randomUUID();
     target.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${target.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      ...managedTenant(target, { org, ws, key }),
       ...entities({ org, ws, secret, hookUrl, masterKey, otherKey }),
     ]);
   }
