@@ -1,20 +1,11 @@
 // A client that leaves mid-stream (reliability-security.md section 7, row 23): the upstream call is
 // cancelled, the budget reservation made at admission is settled (not held until its TTL), and the
 // partial answer's tokens are charged.
-import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterAll, describe, expect } from 'vitest';
-import {
-  apiKey,
-  type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
-  startControlPlaneGateway,
-  workspace,
-} from '../../test/control-plane-entities.js';
+import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
 import { makeLimits, usagePolicy } from './limits.test-support.js';
 
 let gw: ControlPlaneGateway | undefined;
@@ -25,28 +16,19 @@ afterAll(async () => {
 
 describe('a client that aborts a stream', () => {
   test('settles its budget reservation and charges what streamed', async ({ redis }) => {
-    const org = randomUUID();
-    const ws = randomUUID();
-    const int = randomUUID();
-    const key = `aigw_${randomUUID()}`;
-    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits);
-    const policy = usagePolicy({
-      type: UsageLimitType.TOKENS,
-      creditLimit: 1_000,
-      conditions: [{ key: 'workspace_id', value: ws }],
-      groupBy: [{ key: 'workspace_id' }],
-    });
-    gw.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${gw.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-      { ...policy, organisationId: org },
+    const tenant = await startTenantGateway(makeLimits(redis.client).limits, ({ org, ws }) => [
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 1_000,
+          conditions: [{ key: 'workspace_id', value: ws }],
+          groupBy: [{ key: 'workspace_id' }],
+        }),
+        organisationId: org,
+      },
     ]);
+    gw = tenant.gw;
+    const { key } = tenant;
     const current = gw;
     // Each call reserves its max_tokens: one in flight leaves too little for a second.
     const body = JSON.stringify({
