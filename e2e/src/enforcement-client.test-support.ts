@@ -67,6 +67,8 @@ export interface ChatOptions {
   /** `@<slug>` of a managed provider. */
   readonly provider: string;
   readonly metadata?: Record<string, string>;
+  /** `x-service-trace-id`, to find the request's log by. */
+  readonly traceId?: string;
   /** Prompt text: the mock echoes it, truncated to `maxTokens`. */
   readonly prompt?: string;
   readonly maxTokens?: number;
@@ -85,6 +87,7 @@ export async function chat(gatewayBase: string, options: ChatOptions): Promise<R
       'x-service-api-key': options.key,
       'x-service-provider': options.provider,
       ...(options.metadata ? { 'x-service-metadata': JSON.stringify(options.metadata) } : {}),
+      ...(options.traceId ? { 'x-service-trace-id': options.traceId } : {}),
     },
     body: JSON.stringify({
       model: 'gpt-4o-mini',

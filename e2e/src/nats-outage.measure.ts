@@ -23,6 +23,7 @@ import type { PgFixture } from '@aigw/testkit';
 import { test } from '@aigw/testkit';
 import { freePort, type LocalServiceHandle, startLocalNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
+import { chat, percentile } from './enforcement-client.test-support.js';
 import {
   chatUntilServed,
   createTenant,
@@ -35,7 +36,6 @@ import {
   gatewayMetrics,
   metricSum,
   type Phase,
-  quantile,
   type SentRequest,
   startTraffic,
   watchStack,
@@ -51,24 +51,17 @@ const SETTLE_MS = 300_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function chat(stack: LogsStack, key: string, provider: string, traceId: string): Promise<number> {
-  const res = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-api-key': key,
-      'x-service-provider': provider,
-      'x-service-trace-id': traceId,
-    },
-    body: JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 3,
-    }),
-    signal: AbortSignal.timeout(30_000),
+/** One chat completion with its own trace id; its status (a hang fails after 30 s). */
+async function chatTraced(stack: LogsStack, key: string, provider: string, traceId: string): Promise<number> {
+  const reply = await chat(stack.gatewayBase, {
+    key,
+    provider,
+    traceId,
+    prompt: 'hi',
+    maxTokens: 3,
+    abortMs: 30_000,
   });
-  await res.arrayBuffer();
-  return res.status;
+  return reply.status;
 }
 
 /** Stored rows per trace id among the trace ids starting with `prefix-`. */
@@ -97,9 +90,9 @@ function phaseFigures(sent: readonly SentRequest[], phase: Phase) {
     answered: of.filter((request) => request.status !== undefined).length,
     answered200: of.filter((request) => request.status === 200).length,
     latencyMs: {
-      p50: Math.round(quantile(latencies, 0.5)),
-      p99: Math.round(quantile(latencies, 0.99)),
-      max: Math.round(quantile(latencies, 1)),
+      p50: Math.round(percentile(latencies, 50)),
+      p99: Math.round(percentile(latencies, 99)),
+      max: Math.round(percentile(latencies, 100)),
     },
   };
 }
@@ -141,7 +134,7 @@ describe('NATS outage under traffic (measurement)', () => {
         RATE,
         run,
         () => phase,
-        (traceId) => chat(stack, key, tenant.provider, traceId),
+        (traceId) => chatTraced(stack, key, tenant.provider, traceId),
       );
       await sleep(LEAD_S * 1000);
 
@@ -157,7 +150,9 @@ describe('NATS outage under traffic (measurement)', () => {
       let lateKeyServedAt: number | undefined;
       const lateKeyProbe = (async () => {
         for (let n = 0; performance.now() - stopAt < OUTAGE_S * 1000 + SETTLE_MS; n++) {
-          const status = await chat(stack, lateKey.key, tenant.provider, `probe-${run}-${n}`).catch(() => 0);
+          const status = await chatTraced(stack, lateKey.key, tenant.provider, `probe-${run}-${n}`).catch(
+            () => 0,
+          );
           if (status === 200) {
             lateKeyServedAt = performance.now();
             return;

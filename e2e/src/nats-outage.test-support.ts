@@ -173,10 +173,3 @@ export function watchStack(apps: Readonly<Record<string, string>>, gatewayBase: 
     },
   };
 }
-
-/** The p-quantile of `values` (nearest rank), 0 when empty. */
-export function quantile(values: readonly number[], p: number): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-}
