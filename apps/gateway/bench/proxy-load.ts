@@ -40,7 +40,7 @@ const PAUSE_LOGGER_MODE = process.env.BENCH_PAUSE_LOGGER ?? 'rounds';
 if (!['rounds', 'step', '0'].includes(PAUSE_LOGGER_MODE)) {
   throw new Error(`BENCH_PAUSE_LOGGER must be rounds, step or 0, not ${PAUSE_LOGGER_MODE}`);
 }
-const PAUSE_LOGGER = PAUSE_LOGGER_MODE === 'step';
+const PAUSE_LOGGER_PER_STEP = PAUSE_LOGGER_MODE === 'step';
 const PAUSE_LOGGER_FOR_ROUNDS = PAUSE_LOGGER_MODE === 'rounds';
 /** Issue 16: CPU per request against the bare proxy's. */
 const TARGETS = { 'full enforcement': 1.5, 'pass-through': 1.1 } as const;
@@ -92,7 +92,7 @@ const full: Target = {
   url: `${stack.url}/v1/chat/completions`,
   headers: stack.headers,
   pids: { proxy: stack.pid, ...around },
-  ...(PAUSE_LOGGER ? { before: () => stack.pauseLogger(), after: () => stack.resumeLogger() } : {}),
+  ...(PAUSE_LOGGER_PER_STEP ? { before: () => stack.pauseLogger(), after: () => stack.resumeLogger() } : {}),
 };
 const aroundPids = () => [
   ...[bench.nats.pid, bench.mock.pid].filter((pid) => pid !== undefined),
@@ -242,7 +242,7 @@ console.log(
     `logger ${
       PAUSE_LOGGER_FOR_ROUNDS
         ? 'paused through the json warm-ups and rounds (events wait in JetStream)'
-        : PAUSE_LOGGER
+        : PAUSE_LOGGER_PER_STEP
           ? 'paused during full-enforcement steps (events wait in JetStream)'
           : 'running during every step'
     }`,
@@ -316,33 +316,26 @@ try {
   // Redis and NATS, which that probe waits on).
   if (SEQUENTIAL > 0) {
     const probe = async (
-      target: Target | undefined,
       url: string,
       headers: Record<string, string>,
-      ttfb = false,
+      options: { readonly ttfb?: boolean; readonly pauseLogger?: boolean } = {},
     ) => {
       await settle();
-      target?.before?.();
+      if (options.pauseLogger) stack.pauseLogger();
       try {
-        return await sequentialLatency(url, headers, SEQUENTIAL, ttfb);
+        return await sequentialLatency(url, headers, SEQUENTIAL, options.ttfb ?? false);
       } finally {
-        target?.after?.();
+        if (options.pauseLogger) stack.resumeLogger();
       }
     };
-    const direct = await probe(undefined, `${mock}/v1/chat/completions`, {});
+    const direct = await probe(`${mock}/v1/chat/completions`, {});
     const seq = {
-      'bare proxy': await probe(bare, bare.url, {}),
-      'pass-through': await probe(passThrough, passThrough.url, passThrough.headers),
-      'full enforcement': await probe(
-        PAUSE_LOGGER_MODE === '0'
-          ? full
-          : { ...full, before: () => stack.pauseLogger(), after: () => stack.resumeLogger() },
-        full.url,
-        full.headers,
-      ),
+      'bare proxy': await probe(bare.url, {}),
+      'pass-through': await probe(passThrough.url, passThrough.headers),
+      'full enforcement': await probe(full.url, full.headers, { pauseLogger: PAUSE_LOGGER_MODE !== '0' }),
     };
-    const ttfbDirect = await probe(undefined, `${mock}/v1/chat/completions`, {}, true);
-    const ttfb = await probe(passThrough, passThrough.url, passThrough.headers, true);
+    const ttfbDirect = await probe(`${mock}/v1/chat/completions`, {}, { ttfb: true });
+    const ttfb = await probe(passThrough.url, passThrough.headers, { ttfb: true });
     const ms = (v: number) => `${v >= 0 ? '+' : ''}${v.toFixed(3)} ms`;
     latency = [
       `latency added over calling the mock directly (1 connection, ${SEQUENTIAL} sequential requests; direct p50 ${direct.p50.toFixed(3)} ms, p99 ${direct.p99.toFixed(3)} ms):`,
