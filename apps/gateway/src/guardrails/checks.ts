@@ -167,8 +167,7 @@ async function call(
   };
 }
 
-const webhook = (p: Params<'webhook'>, env: CheckEnv) =>
-  call(p, webhookPayload(env.ctx), env, 'the webhook');
+const webhook = (p: Params<'webhook'>, env: CheckEnv) => call(p, webhookPayload(env.ctx), env, 'the webhook');
 
 /**
  * A third-party check (`partner.<name>`): the webhook check's call through the same caller, its body
