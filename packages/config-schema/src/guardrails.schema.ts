@@ -1,4 +1,5 @@
-// Input/output guardrails: saved guardrail ids or inline guardrails built from the built-in check catalogue.
+// Input/output guardrails: saved guardrail ids or inline guardrails built from the built-in check
+// catalogue and third-party `partner.<name>` checks.
 import { z } from 'zod';
 import { headerName, httpUrl, slug } from './formats.js';
 import { describeType, type IssueSink, isPlainObject, type Segment } from './issues.js';
@@ -52,6 +53,50 @@ const countRange = z
 
 const nonEmptyList = (max: number) => z.array(z.string().min(1).max(256)).min(1).max(max);
 
+/** A call's time bound in ms, `fallback` when absent. */
+const timeoutMs = (fallback: number) => z.int().min(1).max(60_000).default(fallback);
+
+/** The `webhook` check's parameters; third-party checks have them too (PARTNER_PARAMETERS). */
+const webhookFields = {
+  url: httpUrl(true),
+  headers: z
+    // What Node sends as a header value (tab, printable ASCII, Latin-1): anything else, CR/LF above
+    // all, would fail every call at the gateway (ERR_INVALID_CHAR), so the admin API refuses it.
+    .record(
+      headerName,
+      z
+        .string()
+        .regex(
+          /^[\t\x20-\x7e\x80-\xff]*$/,
+          'must be an HTTP header value: no line breaks or control characters, Latin-1 only',
+        ),
+    )
+    .default({}),
+  timeout: timeoutMs(DEFAULT_WEBHOOK_TIMEOUT_MS),
+};
+
+const webhookParameters = z.strictObject(webhookFields);
+
+/** `partner.<name>`: a third-party guardrail (spec part 8), called through the webhook caller. */
+export const PARTNER_CHECK_ID = /^partner\.[a-z0-9][a-z0-9_-]{0,63}$/;
+export type PartnerCheckId = `partner.${string}`;
+
+/** Spec part 8: a third-party guardrail's `timeout` defaults to 10000 ms (its own, not the webhook's). */
+export const DEFAULT_PARTNER_TIMEOUT_MS = 10_000;
+
+const CONTROL = /\p{Cc}/u;
+
+/** A third-party check's parameters: the webhook check's (url, headers, timeout) and a required policy. */
+export const PARTNER_PARAMETERS = z.strictObject({
+  ...webhookFields,
+  timeout: timeoutMs(DEFAULT_PARTNER_TIMEOUT_MS),
+  policyId: z
+    .string()
+    .min(1)
+    .max(256)
+    .refine((s) => !CONTROL.test(s), 'must not contain control characters'),
+});
+
 /** The built-in checks and the shape of their `parameters` (defaults filled in). */
 export const CHECK_CATALOGUE = {
   regex_match: z.strictObject({ pattern: safePattern, not: z.boolean().default(false) }),
@@ -66,23 +111,7 @@ export const CHECK_CATALOGUE = {
     .transform((p) => ({ categories: p.categories ? [...new Set(p.categories)] : [...PII_CATEGORIES] })),
   model_allowlist: z.strictObject({ models: nonEmptyList(1000) }),
   required_metadata_keys: z.strictObject({ keys: nonEmptyList(64) }),
-  webhook: z.strictObject({
-    url: httpUrl(true),
-    headers: z
-      // What Node sends as a header value (tab, printable ASCII, Latin-1): anything else, CR/LF above
-      // all, would fail every call at the gateway (ERR_INVALID_CHAR), so the admin API refuses it.
-      .record(
-        headerName,
-        z
-          .string()
-          .regex(
-            /^[\t\x20-\x7e\x80-\xff]*$/,
-            'must be an HTTP header value: no line breaks or control characters, Latin-1 only',
-          ),
-      )
-      .default({}),
-    timeout: z.int().min(1).max(60_000).default(DEFAULT_WEBHOOK_TIMEOUT_MS),
-  }),
+  webhook: webhookParameters,
 } as const;
 
 export type GuardrailCheckId = keyof typeof CHECK_CATALOGUE;
@@ -90,9 +119,15 @@ export const GUARDRAIL_CHECK_IDS = Object.keys(CHECK_CATALOGUE) as GuardrailChec
 export type GuardrailCheckParameters = {
   readonly [K in GuardrailCheckId]: z.output<(typeof CHECK_CATALOGUE)[K]>;
 };
-export type GuardrailCheck = {
-  readonly [K in GuardrailCheckId]: { readonly id: K; readonly parameters: GuardrailCheckParameters[K] };
-}[GuardrailCheckId];
+export type PartnerCheckParameters = z.output<typeof PARTNER_PARAMETERS>;
+export type GuardrailCheck =
+  | {
+      readonly [K in GuardrailCheckId]: { readonly id: K; readonly parameters: GuardrailCheckParameters[K] };
+    }[GuardrailCheckId]
+  | { readonly id: PartnerCheckId; readonly parameters: PartnerCheckParameters };
+
+/** Every check id a guardrail accepts, for messages. */
+export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
 
 export type Guardrail =
   /** A guardrail saved in the control plane, by id or slug. */
@@ -169,12 +204,13 @@ function parseGuardrail(item: unknown, at: readonly Segment[], sink: IssueSink):
 function parseCheck(value: unknown, at: readonly Segment[], sink: IssueSink): GuardrailCheck | undefined {
   const check = validateWith(checkShape, value, at, sink);
   if (!check) return undefined;
+  if (PARTNER_CHECK_ID.test(check.id)) {
+    const where = [...at, 'parameters'];
+    const parameters = validateWith(PARTNER_PARAMETERS, check.parameters ?? {}, where, sink);
+    return parameters === undefined ? undefined : { id: check.id as PartnerCheckId, parameters };
+  }
   if (!Object.hasOwn(CHECK_CATALOGUE, check.id)) {
-    sink.add(
-      [...at, 'id'],
-      'unknown_check',
-      `must be one of ${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')}`,
-    );
+    sink.add([...at, 'id'], 'unknown_check', `must be one of ${CHECK_IDS_TEXT}`);
     return undefined;
   }
   const id = check.id as GuardrailCheckId;

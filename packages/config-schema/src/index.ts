@@ -1,12 +1,18 @@
 // The gateway config object: schema, validation and normalisation (shared by gateway and control plane).
 export {
   CHECK_CATALOGUE,
+  CHECK_IDS_TEXT,
+  DEFAULT_PARTNER_TIMEOUT_MS,
   DEFAULT_WEBHOOK_TIMEOUT_MS,
   GUARDRAIL_CHECK_IDS,
   type Guardrail,
   type GuardrailCheck,
   type GuardrailCheckId,
   type GuardrailCheckParameters,
+  PARTNER_CHECK_ID,
+  PARTNER_PARAMETERS,
+  type PartnerCheckId,
+  type PartnerCheckParameters,
   PII_CATEGORIES,
 } from './guardrails.schema.js';
 export { type InlineCheckList, inlineCheckLists } from './inline-checks.js';

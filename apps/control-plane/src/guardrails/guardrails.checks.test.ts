@@ -82,6 +82,12 @@ describe('guardrail checks', () => {
       ])?.path,
     ).toEqual([0, 'parameters', 'timeout']);
     expect(firstIssue([{ id: 'partner.', parameters: {} }])?.path).toEqual([0, 'id']);
+    // The webhook check's own rule: no parameter it does not know.
+    expect(
+      firstIssue([
+        { id: 'partner.acme', parameters: { url: 'https://a.example.com', policyId: 'p', region: 'eu' } },
+      ])?.path,
+    ).toEqual([0, 'parameters']);
   });
 
   it('holds 1 to 20 checks', () => {

@@ -1,35 +1,10 @@
-// A saved guardrail's definition: checks validated by the config schema's catalogue (the rules inline
-// guardrails follow), third-party `partner.<name>` checks, and the actions taken on the result.
-import { CHECK_CATALOGUE, GUARDRAIL_CHECK_IDS } from '@aigw/config-schema';
+// A saved guardrail's definition: checks validated by the config schema's rules (the catalogue and
+// third-party `partner.<name>` checks, as inline guardrails), and the actions taken on the result.
+import { CHECK_CATALOGUE, CHECK_IDS_TEXT, PARTNER_CHECK_ID, PARTNER_PARAMETERS } from '@aigw/config-schema';
 import { z } from 'zod';
 
 /** Checks per guardrail: the limit inline guardrails have (docs/config.md, Limits). */
 export const MAX_CHECKS = 20;
-
-/** `partner.<name>`: a third-party guardrail (spec part 8), called like a `webhook` check. */
-const PARTNER_CHECK = /^partner\.([a-z0-9][a-z0-9_-]{0,63})$/;
-
-const CONTROL = /\p{Cc}/u;
-
-/** Third-party checks add a required `policyId` to the webhook check's parameters (url, headers, timeout). */
-const partnerParameters = z
-  .looseObject({
-    policyId: z
-      .string()
-      .min(1)
-      .max(256)
-      .refine((s) => !CONTROL.test(s), 'must not contain control characters'),
-  })
-  .transform((value, ctx) => {
-    const { policyId, ...webhook } = value;
-    const parsed = CHECK_CATALOGUE.webhook.safeParse(webhook);
-    if (parsed.success) return { ...parsed.data, policyId };
-    for (const issue of parsed.error.issues)
-      ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
-    return z.NEVER;
-  });
-
-export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
 
 const check = z
   .strictObject({
@@ -39,8 +14,8 @@ const check = z
   .transform((input, ctx) => {
     const schema = Object.hasOwn(CHECK_CATALOGUE, input.id)
       ? CHECK_CATALOGUE[input.id as keyof typeof CHECK_CATALOGUE]
-      : PARTNER_CHECK.test(input.id)
-        ? partnerParameters
+      : PARTNER_CHECK_ID.test(input.id)
+        ? PARTNER_PARAMETERS
         : undefined;
     if (!schema) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: `must be one of ${CHECK_IDS_TEXT}` });

@@ -1,7 +1,7 @@
 // Saved guardrails named by configs, end to end in control-plane mode over a snapshot: by slug and
 // by id, from inline and saved configs, organisation-level ones, tenant isolation (another
 // workspace's or organisation's guardrail never resolves), archived ones, and edits taking effect
-// with the next snapshot although the config text is cached.
+// with the next snapshot although the config text is cached. Partner checks: saved-guardrails.partner.int.test.ts.
 import { randomUUID } from 'node:crypto';
 import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,7 +103,8 @@ beforeAll(async () => {
     // Same slug in another organisation, later in the snapshot: it must not shadow this one.
     guardrail(randomUUID(), OTHER_ORG, '', 'org-guard', ['secret']),
     guardrail(randomUUID(), ORG, WS, 'archived', ['secret'], { status: EntityStatus.ARCHIVED }),
-    guardrail(randomUUID(), ORG, WS, 'partner', ['x'], { checkId: 'partner.acme' }),
+    // A check id this gateway does not know (a newer control plane's): refused, never run in part.
+    guardrail(randomUUID(), ORG, WS, 'unknown-check', ['x'], { checkId: 'toxicity' }),
     savedConfig(CONFIG_ID, ORG, WS, 'guarded', withGuard('no-secrets')),
   ];
   gw.use(base);
@@ -172,7 +173,7 @@ describe('saved guardrails in configs', () => {
     expect(gw.mock.requests).toEqual([]);
   });
 
-  it('unknown and archived guardrails are 400s naming the field; a third-party check is config_unavailable', async () => {
+  it('unknown and archived guardrails are 400s naming the field; a check this gateway cannot run is config_unavailable', async () => {
     const unknown = await refusal(
       await ask({ strategy: { mode: 'fallback' }, targets: [withGuard('nope')] }, 'x'),
     );
@@ -183,9 +184,10 @@ describe('saved guardrails in configs', () => {
     const archived = await refusal(await ask(withGuard('archived'), 'x'));
     expect(archived).toMatchObject({ code: 'guardrail_not_found', param: 'config.input_guardrails[0]' });
     expect(archived.message).toContain('archived');
-    const partner = await refusal(await ask(withGuard('partner'), 'x'));
-    expect(partner).toMatchObject({ code: 'config_unavailable', param: 'config.input_guardrails[0]' });
-    expect(partner.message).toContain('partner.acme');
+    // Third-party (`partner.<name>`) checks run: saved-guardrails.partner.int.test.ts.
+    const unrunnable = await refusal(await ask(withGuard('unknown-check'), 'x'));
+    expect(unrunnable).toMatchObject({ code: 'config_unavailable', param: 'config.input_guardrails[0]' });
+    expect(unrunnable.message).toContain('cannot run');
   });
 
   it('an edited guardrail takes effect with the next snapshot, for the same cached config text', async () => {

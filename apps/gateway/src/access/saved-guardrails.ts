@@ -1,7 +1,8 @@
 // Saved guardrails named in a config (`"input_guardrails": ["pii-guard"]`): resolved per request from
 // the snapshot, within the request's workspace or its organisation's own, into the inline guardrails
 // the engine runs. Refs are resolved after the parse caches, so an edit applies with the next snapshot.
-// Webhook checks get back their header values from the entity's sealed envelope (guardrail-headers.ts).
+// Webhook and third-party (`partner.<name>`) checks get back their header values from the entity's
+// sealed envelope (guardrail-headers.ts) before the definition is validated and run.
 import {
   type ConfigNode,
   configErrorMessage,
@@ -160,7 +161,7 @@ function definition(entity: EntityOf<'guardrail'>, ref: Ref, headers: GuardrailH
     byEntity.set(entity, guardrail);
   }
   if (guardrail instanceof HeadersUnavailable) {
-    // As an unopenable provider credential: 500, and the webhook is never called without its headers.
+    // As an unopenable provider credential: 500, and no webhook or partner is called without its headers.
     throw gatewayError('credentials_unavailable', `${ref.at}: ${guardrail.message}`, { param: ref.at });
   }
   if (guardrail instanceof Error) {
@@ -185,12 +186,6 @@ function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): 
     return new Error(`${name} has a definition this gateway cannot read`);
   }
   const checks = Array.isArray(stored?.checks) ? stored.checks : [];
-  const partner = checks.find((c) => typeof c?.id === 'string' && c.id.startsWith('partner.'));
-  if (partner) {
-    return new Error(
-      `${name} uses the third-party check "${String(partner.id)}", which this gateway does not run yet`,
-    );
-  }
   if (encryptedHeaders.length > 0) {
     const opened = headers.open(entity.id, entity.version, encryptedHeaders);
     if (opened instanceof HeadersUnavailable) return opened;

@@ -1,15 +1,18 @@
-// The built-in checks of the catalogue (CHECK_CATALOGUE in @aigw/config-schema): each reads the
-// context and its parameters and gives a verdict, an explanation and data safe to show the client.
+// The built-in checks of the catalogue (CHECK_CATALOGUE in @aigw/config-schema) and third-party
+// `partner.<name>` checks: each reads the context and its parameters and gives a verdict, an
+// explanation and data safe to show the client.
 import {
   type ConfigRegex,
   compileRegex,
   type GuardrailCheck,
   type GuardrailCheckParameters,
+  type PartnerCheckId,
+  type PartnerCheckParameters,
 } from '@aigw/config-schema';
 import { validateJsonSchema } from './json-schema.js';
 import { detectPii } from './pii.js';
 import type { RegexRunner } from './regex-budget.js';
-import type { GuardrailContext, WebhookCaller } from './types.js';
+import type { GuardrailContext, WebhookCaller, WebhookPayload } from './types.js';
 
 export interface CheckVerdict {
   readonly verdict: boolean;
@@ -135,28 +138,45 @@ function requiredMetadataKeys(p: Params<'required_metadata_keys'>, env: CheckEnv
     : { verdict: false, explanation: `missing metadata keys: ${missing.join(', ')}`, data: { missing } };
 }
 
-async function webhook(p: Params<'webhook'>, env: CheckEnv): Promise<CheckVerdict> {
-  const { ctx } = env;
+/** What a webhook receives: the phase, the request, the answer (output phase) and the metadata. */
+function webhookPayload(ctx: GuardrailContext): WebhookPayload {
   const response = ctx.responseJson !== undefined ? ctx.responseJson : ctx.responseText;
-  const answer = await env.webhook({
-    url: p.url,
-    headers: p.headers,
-    timeoutMs: p.timeout,
-    payload: {
-      phase: ctx.phase,
-      request: ctx.requestJson,
-      ...(ctx.phase === 'output' && { response }),
-      metadata: ctx.metadata,
-    },
-  });
+  return {
+    phase: ctx.phase,
+    request: ctx.requestJson,
+    ...(ctx.phase === 'output' && { response }),
+    metadata: ctx.metadata,
+  };
+}
+
+/** `who` names the callee in explanations: `the webhook`, `the acme partner`. */
+async function call(
+  p: Params<'webhook'>,
+  payload: WebhookPayload,
+  env: CheckEnv,
+  who: string,
+): Promise<CheckVerdict> {
+  const answer = await env.webhook({ url: p.url, headers: p.headers, timeoutMs: p.timeout, payload });
   if (answer.error !== undefined) {
-    return { verdict: false, explanation: 'the webhook call failed', error: answer.error };
+    return { verdict: false, explanation: `${who} call failed`, error: answer.error };
   }
   return {
     verdict: answer.verdict,
-    explanation: `the webhook ${answer.verdict ? 'passed' : 'failed'} the request`,
+    explanation: `${who} ${answer.verdict ? 'passed' : 'failed'} the request`,
     ...(answer.data !== undefined && { data: answer.data }),
   };
+}
+
+const webhook = (p: Params<'webhook'>, env: CheckEnv) => call(p, webhookPayload(env.ctx), env, 'the webhook');
+
+/**
+ * A third-party check (`partner.<name>`): the webhook check's call through the same caller, its body
+ * carrying the partner's name and `policyId` besides; the answer is read as a webhook's.
+ */
+function partnerCheck(id: PartnerCheckId, p: PartnerCheckParameters, env: CheckEnv): Promise<CheckVerdict> {
+  const partner = id.slice('partner.'.length);
+  const payload = { ...webhookPayload(env.ctx), partner, policyId: p.policyId };
+  return call(p, payload, env, `the ${partner} partner`);
 }
 
 /** Runs one check. May throw (a bug, a refused schema pattern, a spent regex budget): the caller fails it. */
@@ -184,5 +204,7 @@ export function runCheck(check: GuardrailCheck, env: CheckEnv): CheckVerdict | P
       return requiredMetadataKeys(check.parameters, env);
     case 'webhook':
       return webhook(check.parameters, env);
+    default:
+      return partnerCheck(check.id, check.parameters, env);
   }
 }

@@ -49,12 +49,16 @@ export interface GuardrailOutcome {
   readonly asyncResults?: Promise<readonly GuardrailResult[]>;
 }
 
-/** What the webhook check POSTs (JSON). */
+/** What the webhook check POSTs (JSON); a `partner.<name>` check adds `partner` and `policyId`. */
 export interface WebhookPayload {
   readonly phase: GuardrailPhase;
   readonly request: unknown;
   readonly response?: unknown;
   readonly metadata: Readonly<Record<string, string>>;
+  /** Third-party checks: `<name>` of `partner.<name>`. */
+  readonly partner?: string;
+  /** Third-party checks: the partner-side policy to apply. */
+  readonly policyId?: string;
 }
 
 export interface WebhookCall {
