@@ -252,7 +252,10 @@ export function createApp(
             mountConsole(express, { dir: config.CONSOLE_DIR ?? defaultConsoleDir(), log });
         },
         health: {
-          checks: { postgres: () => database.ping(), nats: natsReadiness(nats) },
+          // Postgres gates readiness; NATS does not: changes wait in the outbox while it is away, and
+          // pulling every replica out of the Service would turn a NATS outage into an admin API outage.
+          checks: { postgres: () => database.ping() },
+          degradable: { nats: natsReadiness(nats) },
           draining: () => closer.closed,
         },
       });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from '@aigw/testkit';
+import { test, waitFor } from '@aigw/testkit';
 import { freePort, startLocalNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { createApp, type GatewayApp } from './app.js';
@@ -9,15 +9,6 @@ import { loadGatewayConfig } from './config.js';
 
 function gateway(env: Record<string, string>): GatewayApp {
   return createApp(loadGatewayConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }));
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 describe('gateway app', () => {

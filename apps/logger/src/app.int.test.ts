@@ -1,5 +1,15 @@
-import { ALERTS_STREAM, AUDIT_STREAM, LogsServiceClient, REQUESTS_STREAM } from '@aigw/proto';
-import { test } from '@aigw/testkit';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ALERTS_STREAM,
+  AUDIT_STREAM,
+  GetSummaryRequest,
+  LogsServiceClient,
+  REQUESTS_STREAM,
+} from '@aigw/proto';
+import { test, waitFor } from '@aigw/testkit';
+import { freePort, startLocalNats } from '@aigw/testkit/services';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
 import { createApp, type LoggerApp } from './app.js';
@@ -26,10 +36,8 @@ describe('logger app', () => {
     const base = `http://127.0.0.1:${app.ports.http}`;
     try {
       const ready = await fetch(`${base}/readyz`);
-      expect(await ready.json()).toEqual({
-        ready: true,
-        checks: { postgres: { ok: true }, nats: { ok: true }, streams: { ok: true } },
-      });
+      // NATS and the streams are reported, not gating (below): with both fine the body names Postgres.
+      expect(await ready.json()).toEqual({ ready: true, checks: { postgres: { ok: true } } });
       expect(await (await fetch(`${base}/metrics`)).text()).toContain('app="logger"');
 
       const requests = await nats.jsm.streams.info(REQUESTS_STREAM);
@@ -60,17 +68,73 @@ describe('logger app', () => {
       expect(withoutToken?.code).toBe(status.UNAUTHENTICATED);
       expect(withoutCaller?.code).toBe(status.INVALID_ARGUMENT);
 
-      // A deleted stream would silently drop events: readiness must say so.
+      // A deleted stream would silently drop events: readiness and the gauge must say so, without
+      // pulling the replica out of the Service (its log queries still work).
       await nats.jsm.streams.delete(AUDIT_STREAM);
-      const notReady = await fetch(`${base}/readyz`);
-      expect(notReady.status).toBe(503);
+      const degraded = await fetch(`${base}/readyz`);
+      expect(degraded.status).toBe(200);
       expect(
-        ((await notReady.json()) as { checks: Record<string, { ok: boolean }> }).checks.streams?.ok,
+        ((await degraded.json()) as { degraded?: Record<string, { ok: boolean }> }).degraded?.streams?.ok,
       ).toBe(false);
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+        'dependency_up{dependency="streams",app="logger"} 0',
+      );
     } finally {
       await app.stop();
       await nats.jsm.streams.delete(REQUESTS_STREAM).catch(() => undefined);
       await nats.jsm.streams.delete(ALERTS_STREAM).catch(() => undefined);
+    }
+  });
+
+  test('stays ready through a NATS outage and answers log queries, reporting NATS down and back', {
+    timeout: 90_000,
+  }, async ({ pg }) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'logger-nats-outage-'));
+    const port = await freePort();
+    let server = await startLocalNats({ dataDir, port });
+    const app = logger({ DATABASE_URL: pg.url, NATS_URL: server.url });
+    await app.start();
+    const base = `http://127.0.0.1:${app.ports.http}`;
+    const natsUp = async () =>
+      /dependency_up\{dependency="nats",app="logger"\} (\d)/.exec(
+        await (await fetch(`${base}/metrics`)).text(),
+      )?.[1];
+    const client = new LogsServiceClient(`127.0.0.1:${app.ports.grpc}`, credentials.createInsecure());
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${LOGS_TOKEN}`);
+    try {
+      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS up');
+      await server.stop();
+      await waitFor(async () => ((await natsUp()) === '0' ? true : undefined), 'NATS reported down');
+      // Every replica pulled out of the Service at once would take log queries down with NATS.
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      const body = (await ready.json()) as { ready: boolean; degraded?: Record<string, { ok: boolean }> };
+      expect(body.ready).toBe(true);
+      expect(body.degraded?.nats?.ok).toBe(false);
+      // ...and they are answered from Postgres meanwhile.
+      const summary = await new Promise<{ err: ServiceError | null; requests?: number | undefined }>(
+        (resolve) =>
+          client.getSummary(
+            GetSummaryRequest.fromPartial({
+              caller: { organisationId: '00000000-0000-4000-8000-000000000001', allWorkspaces: true },
+            }),
+            metadata,
+            (err, out) => resolve({ err, requests: out?.requestCount }),
+          ),
+      );
+      expect(summary.err).toBeNull();
+      expect(summary.requests).toBe(0);
+
+      server = await startLocalNats({ dataDir, port });
+      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS reported back', 30_000);
+      const back = (await (await fetch(`${base}/readyz`)).json()) as { degraded?: unknown };
+      expect(back.degraded).toBeUndefined();
+    } finally {
+      client.close();
+      await app.stop();
+      await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -92,8 +92,11 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
         log,
         metrics,
         health: {
-          checks: {
-            postgres: () => database.ping(),
+          // Log queries need Postgres only: a NATS outage (or a deleted stream) is reported under
+          // `degraded` and `dependency_up`, never by pulling every replica out of the Service, which
+          // would take log queries down with it while events wait in JetStream or the gateways' spools.
+          checks: { postgres: () => database.ping() },
+          degradable: {
             nats: natsReadiness(nats),
             streams: streamsReadiness(jsm, streams),
           },

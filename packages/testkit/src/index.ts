@@ -11,3 +11,4 @@ export { createTestNats, deleteStreamsWithPrefix, type TestNats } from './nats-n
 export { createTestDatabase, type TestDatabase } from './pg-database.js';
 export type { TestkitContext } from './provided-context.js';
 export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from './redis-namespace.js';
+export { waitFor } from './wait-for.js';
