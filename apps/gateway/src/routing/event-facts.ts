@@ -62,6 +62,7 @@ export function routingFacts(
         latencyUs: micros(c.durationMs),
         errored: c.error !== undefined,
       })),
+      ...(g.feedback && { feedback: { value: g.feedback.value, weight: g.feedback.weight } }),
     })),
   };
 }
