@@ -217,7 +217,7 @@ export interface GuardrailResult {
 
 /** A feedback score a guardrail's `on_fail` / `on_success` action records on the request's trace. */
 export interface GuardrailFeedback {
-  /** Score, an integer from -10 to 10. */
+  /** Score, an integer from -10 to 10 (zigzag-encoded: negative scores are as short as positive). */
   value: number;
   /** Weight of the score, from 0 to 1. */
   weight: number;
@@ -1232,7 +1232,7 @@ function createBaseGuardrailFeedback(): GuardrailFeedback {
 export const GuardrailFeedback: MessageFns<GuardrailFeedback> = {
   encode(message: GuardrailFeedback, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.value !== 0) {
-      writer.uint32(8).int32(message.value);
+      writer.uint32(8).sint32(message.value);
     }
     if (message.weight !== 0) {
       writer.uint32(17).double(message.weight);
@@ -1258,7 +1258,7 @@ export const GuardrailFeedback: MessageFns<GuardrailFeedback> = {
               break;
             }
 
-            message.value = reader.int32();
+            message.value = reader.sint32();
             continue;
           }
           case 2: {
