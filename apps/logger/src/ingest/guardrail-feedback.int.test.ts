@@ -172,7 +172,8 @@ describe('guardrail feedback', () => {
       const feedbackOf = (traceId: string) =>
         count(pg, 'select count(*) as n from logs.feedback where trace_id = $1', [traceId]);
       await eventually(
-        () => count(pg, 'select count(*) as n from logs.request_logs where id = any($1)', [[event.id, plain.id]]),
+        () =>
+          count(pg, 'select count(*) as n from logs.request_logs where id = any($1)', [[event.id, plain.id]]),
         (n) => n === 2,
       );
       expect(await feedbackOf(event.traceId)).toBe(1);

@@ -40,17 +40,21 @@ function storable(value: number, weight: number): boolean {
 }
 
 /**
- * Remembers the feedback rows of `event` beside its log `row`. Feedback belongs to a trace in a
- * workspace (the feedback family): an event without trace, organisation or workspace has none.
+ * The feedback rows of `event`, whose log row is `row`; undefined when none. Feedback belongs to a
+ * trace in a workspace (the feedback family): an event without trace, organisation or workspace has
+ * none, and a value the table refuses is left out rather than failing the batch.
  */
-export function rememberGuardrailFeedback(row: RequestLogRow, event: RequestEvent): void {
+export function guardrailFeedbackRows(
+  row: RequestLogRow,
+  event: RequestEvent,
+): GuardrailFeedbackRow[] | undefined {
   const results = event.guardrailResults;
   let rows: GuardrailFeedbackRow[] | undefined;
   for (let i = 0; i < results.length; i++) {
     const result = results[i];
     const feedback = result?.feedback;
     if (!result || !feedback || !storable(feedback.value, feedback.weight)) continue;
-    if (!row.trace_id || !row.organisation_id || !row.workspace_id) return;
+    if (!row.trace_id || !row.organisation_id || !row.workspace_id) return undefined;
     const at = row.completed_at ?? row.received_at;
     const metadata: Record<string, string> = {
       source: 'guardrail',
@@ -73,6 +77,12 @@ export function rememberGuardrailFeedback(row: RequestLogRow, event: RequestEven
       updated_at: at,
     });
   }
+  return rows;
+}
+
+/** Remembers the feedback rows of `event` beside its log `row`, for storeGuardrailFeedback. */
+export function rememberGuardrailFeedback(row: RequestLogRow, event: RequestEvent): void {
+  const rows = guardrailFeedbackRows(row, event);
   if (rows) pending.set(row, rows);
 }
 
@@ -81,12 +91,12 @@ export async function storeGuardrailFeedback(
   trx: Kysely<LogsDatabase>,
   inserted: readonly RequestLogRow[],
 ): Promise<number> {
-  let rows: GuardrailFeedbackRow[] | undefined;
+  const rows: GuardrailFeedbackRow[] = [];
   for (const row of inserted) {
     const feedback = pending.get(row);
-    if (feedback) (rows ??= []).push(...feedback);
+    if (feedback) rows.push(...feedback);
   }
-  if (!rows) return 0;
+  if (rows.length === 0) return 0;
   let written = 0;
   for (let at = 0; at < rows.length; at += MAX_ROWS_PER_INSERT) {
     const result = await trx
