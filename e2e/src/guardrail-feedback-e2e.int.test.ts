@@ -4,7 +4,7 @@
 // feedback listing and in the analytics summary.
 import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
-import { createTenant, logsTest as test, pollUntil } from './logs-stack.test-support.js';
+import { createTenant, pollUntil, logsTest as test } from './logs-stack.test-support.js';
 
 describe('guardrail feedback', () => {
   test('a failed check records its on_fail feedback on the log of the request', async ({ stack }) => {
