@@ -270,7 +270,9 @@ describe('hand-written RequestEvent encoding', () => {
       full({ requestSizeBytes: 1.5 }),
       full({ latency: undefined, attempts: [{ latencyUs: -3 } as Attempt] }),
       full({ usageCharges: [UsageCharge.fromPartial({ amount: -1 })] }),
-      full({ guardrailResults: [{ ...GuardrailResult.fromPartial({}), feedback: { value: 1.5, weight: 1 } }] }),
+      full({
+        guardrailResults: [{ ...GuardrailResult.fromPartial({}), feedback: { value: 1.5, weight: 1 } }],
+      }),
     ]) {
       expect(() => generated(e)).toThrow();
       expect(() => encoder.one(e)).toThrow();
