@@ -62,7 +62,8 @@ export function routingFacts(
         latencyUs: micros(c.durationMs),
         errored: c.error !== undefined,
       })),
-      ...(g.feedback && { feedback: { value: g.feedback.value, weight: g.feedback.weight } }),
+      // The config's own (frozen) `{value, weight}`: no copy, and undefined for most guardrails.
+      feedback: g.feedback,
     })),
   };
 }
