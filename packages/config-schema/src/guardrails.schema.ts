@@ -129,6 +129,19 @@ export type GuardrailCheck =
 /** Every check id a guardrail accepts, for messages. */
 export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
 
+/** A feedback score an outcome action records on the request's trace (the feedback family's range). */
+export interface GuardrailFeedback {
+  /** An integer from -10 to 10. */
+  readonly value: number;
+  /** From 0 to 1 (default 1). */
+  readonly weight: number;
+}
+
+/** What a guardrail does on one outcome (`on_fail`, `on_success`) besides passing or denying. */
+export interface GuardrailAction {
+  readonly feedback?: GuardrailFeedback;
+}
+
 export type Guardrail =
   /** A guardrail saved in the control plane, by id or slug. */
   | { readonly type: 'ref'; readonly id: string }
@@ -140,13 +153,27 @@ export type Guardrail =
       readonly deny: boolean;
       /** Runs without holding the request; it can report, never deny. */
       readonly async: boolean;
+      /** When a check fails; absent when nothing is to be done. */
+      readonly on_fail?: GuardrailAction;
+      /** When every check passes; absent when nothing is to be done. */
+      readonly on_success?: GuardrailAction;
     };
+
+/** The same rule as a saved guardrail's `actions.on_fail.feedback` (the control plane's). */
+export const guardrailFeedback = z.strictObject({
+  value: z.int().min(-10).max(10),
+  weight: z.number().min(0).max(1).default(1),
+});
+
+export const guardrailAction = z.strictObject({ feedback: guardrailFeedback.optional() });
 
 const inlineGuardrail = z.strictObject({
   id: slug.optional(),
   checks: z.array(z.unknown()).min(1).max(MAX_CHECKS),
   deny: z.boolean().default(false),
   async: z.boolean().default(false),
+  on_fail: guardrailAction.optional(),
+  on_success: guardrailAction.optional(),
 });
 
 const checkShape = z.strictObject({ id: z.string(), parameters: z.unknown().optional() });
@@ -198,6 +225,9 @@ function parseGuardrail(item: unknown, at: readonly Segment[], sink: IssueSink):
     checks,
     deny: raw.deny,
     async: raw.async,
+    // Only an action that does something is kept: the engine reads these on every run.
+    ...(raw.on_fail?.feedback && { on_fail: { feedback: raw.on_fail.feedback } }),
+    ...(raw.on_success?.feedback && { on_success: { feedback: raw.on_success.feedback } }),
   };
 }
 

@@ -52,6 +52,10 @@ export const KNOWN_FIELD_NAMES: ReadonlySet<string> = new Set([
   'deny',
   'async',
   'parameters',
+  'on_fail',
+  'on_success',
+  'feedback',
+  'value',
 ]);
 
 const HINTS: Readonly<Record<string, string>> = {

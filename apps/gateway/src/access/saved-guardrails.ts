@@ -2,7 +2,8 @@
 // the snapshot, within the request's workspace or its organisation's own, into the inline guardrails
 // the engine runs. Refs are resolved after the parse caches, so an edit applies with the next snapshot.
 // Webhook and third-party (`partner.<name>`) checks get back their header values from the entity's
-// sealed envelope (guardrail-headers.ts) before the definition is validated and run.
+// sealed envelope (guardrail-headers.ts) before the definition is validated and run. The entity's
+// `actions.on_fail` / `actions.on_success` feedback become the inline guardrail's own.
 import {
   type ConfigNode,
   configErrorMessage,
@@ -172,7 +173,7 @@ function definition(entity: EntityOf<'guardrail'>, ref: Ref, headers: GuardrailH
 
 interface StoredDefinition {
   readonly checks?: readonly { readonly id?: unknown; readonly parameters?: unknown }[];
-  readonly actions?: { readonly deny?: unknown };
+  readonly actions?: { readonly deny?: unknown; readonly on_fail?: unknown; readonly on_success?: unknown };
   readonly async?: unknown;
 }
 
@@ -196,9 +197,17 @@ function convert(entity: EntityOf<'guardrail'>, headers: GuardrailHeaderStore): 
       );
     }
   }
-  // The inline rules (catalogue, parameters, async-cannot-deny) validate it again: a gateway on an
-  // older schema must refuse what it cannot run rather than run part of it.
-  const inline = { checks, deny: stored.actions?.deny === true, async: stored.async === true };
+  // The inline rules (catalogue, parameters, async-cannot-deny, the actions' feedback range)
+  // validate it again: a gateway on an older schema must refuse what it cannot run rather than run
+  // part of it. The outcome actions are inline guardrails' `on_fail` / `on_success` as they are.
+  const actions = stored.actions;
+  const inline = {
+    checks,
+    deny: actions?.deny === true,
+    async: stored.async === true,
+    ...(actions?.on_fail !== undefined && { on_fail: actions.on_fail }),
+    ...(actions?.on_success !== undefined && { on_success: actions.on_success }),
+  };
   const result = parseConfig({ input_guardrails: [inline] });
   const parsed = result.ok ? result.config.settings.input_guardrails?.[0] : undefined;
   if (!result.ok || parsed?.type !== 'inline') {

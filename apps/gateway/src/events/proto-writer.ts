@@ -93,6 +93,15 @@ export class ProtoWriter {
     this.varint32(value);
   }
 
+  /** `double` field, 8 bytes little-endian (skipped when 0, as proto3 encoders do). */
+  double(tag: number, value: number): void {
+    if (value === 0) return;
+    if (typeof value !== 'number') throw UNUSUAL;
+    this.varint32(tag);
+    this.ensure(8);
+    this.pos = this.buf.writeDoubleLE(value, this.pos);
+  }
+
   /** `int64` / `uint64` field holding a non-negative safe integer (anything else: ts-proto). */
   uint53(tag: number, value: number): void {
     if (value === 0) return;

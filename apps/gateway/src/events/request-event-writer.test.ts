@@ -6,6 +6,7 @@ import {
   EntityKind,
   GatewayError,
   GuardrailCheckResult,
+  GuardrailFeedback,
   GuardrailResult,
   GuardrailStage,
   LatencyBreakdown,
@@ -88,7 +89,10 @@ function full(overrides: Partial<RequestEvent> = {}): RequestEvent {
           { checkId: 'default.regexMatch', verdict: true, explanation: 'ok', latencyUs: 3, errored: true },
           {},
         ],
+        feedback: { value: -10, weight: 0.25 },
       },
+      { verdict: true, feedback: { value: 10, weight: 1 } },
+      { feedback: { value: 0, weight: 0 } },
       {},
     ],
     requestBody: {
@@ -213,7 +217,8 @@ describe('hand-written RequestEvent encoding', () => {
     expect(COVERED.GatewayError).toEqual(fields(GatewayError.fromPartial({})));
     expect(COVERED.Attempt).toEqual(fields(Attempt.fromPartial({})));
     expect(COVERED.GuardrailCheckResult).toEqual(fields(GuardrailCheckResult.fromPartial({})));
-    expect(COVERED.GuardrailResult).toEqual(fields(GuardrailResult.fromPartial({})));
+    expect(COVERED.GuardrailResult).toEqual(fields(GuardrailResult.fromPartial({ feedback: {} })));
+    expect(COVERED.GuardrailFeedback).toEqual(fields(GuardrailFeedback.fromPartial({})));
     expect(COVERED.CapturedBody).toEqual(fields(CapturedBody.fromPartial({})));
     expect(COVERED.LatencyBreakdown).toEqual(fields(LatencyBreakdown.fromPartial({})));
     expect(COVERED.TokenUsage).toEqual(fields(TokenUsage.fromPartial({})));
@@ -265,6 +270,9 @@ describe('hand-written RequestEvent encoding', () => {
       full({ requestSizeBytes: 1.5 }),
       full({ latency: undefined, attempts: [{ latencyUs: -3 } as Attempt] }),
       full({ usageCharges: [UsageCharge.fromPartial({ amount: -1 })] }),
+      full({
+        guardrailResults: [{ ...GuardrailResult.fromPartial({}), feedback: { value: 1.5, weight: 1 } }],
+      }),
     ]) {
       expect(() => generated(e)).toThrow();
       expect(() => encoder.one(e)).toThrow();

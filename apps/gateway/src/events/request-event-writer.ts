@@ -9,6 +9,7 @@ import type {
   Cost,
   GatewayError,
   GuardrailCheckResult,
+  GuardrailFeedback,
   GuardrailResult,
   LatencyBreakdown,
   McpCall,
@@ -22,7 +23,7 @@ import { type ProtoWriter, Unusual } from './proto-writer.js';
 const UNUSUAL = new Unusual('value outside the hand-written encoder');
 
 /** Tag of field `n` with wire type `wire` (0 varint, 2 length-delimited). */
-const t = (n: number, wire: 0 | 2) => (n << 3) | wire;
+const t = (n: number, wire: 0 | 1 | 2) => (n << 3) | wire;
 
 /** Field names each writer covers, in field-number order (the test compares them with ts-proto's). */
 export const COVERED = {
@@ -39,7 +40,8 @@ export const COVERED = {
     'error',
   ],
   GuardrailCheckResult: ['checkId', 'verdict', 'explanation', 'latencyUs', 'errored'],
-  GuardrailResult: ['guardrailId', 'stage', 'verdict', 'denied', 'latencyUs', 'checks'],
+  GuardrailResult: ['guardrailId', 'stage', 'verdict', 'denied', 'latencyUs', 'checks', 'feedback'],
+  GuardrailFeedback: ['value', 'weight'],
   CapturedBody: ['data', 'truncated', 'sizeBytes', 'contentType'],
   LatencyBreakdown: [
     'totalUs',
@@ -117,6 +119,17 @@ function guardrailResult(w: ProtoWriter, tag: number, m: GuardrailResult): void 
   w.bool(t(4, 0), m.denied);
   w.uint53(t(5, 0), m.latencyUs);
   for (const check of m.checks) checkResult(w, t(6, 2), check);
+  guardrailFeedback(w, t(7, 2), m.feedback);
+  w.close(at);
+}
+
+function guardrailFeedback(w: ProtoWriter, tag: number, m: GuardrailFeedback | undefined): void {
+  if (m === undefined) return;
+  if ((m.value | 0) !== m.value) throw UNUSUAL;
+  const at = w.open(tag);
+  // sint32: zigzag, so negative scores stay one byte.
+  w.uint32(t(1, 0), ((m.value << 1) ^ (m.value >> 31)) >>> 0);
+  w.double(t(2, 1), m.weight);
   w.close(at);
 }
 

@@ -45,6 +45,32 @@ describe('runGuardrails', () => {
     expect(outcome.results[1]).toMatchObject({ verdict: false, deny: true });
   });
 
+  it("carries the feedback of the outcome's action: on_fail when failing, on_success when passing", async () => {
+    const actions = {
+      on_fail: { feedback: { value: -4, weight: 0.5 } },
+      on_success: { feedback: { value: 2, weight: 1 } },
+    };
+    const outcome = await runGuardrails(
+      [
+        { ...inline([failing]), ...actions },
+        { ...inline([passing]), ...actions },
+        { ...inline([failing]), on_success: actions.on_success },
+        { ...inline([passing]), on_fail: actions.on_fail },
+        inline([failing]),
+      ],
+      ctx,
+      deps,
+    );
+    expect(outcome.results.map((r) => r.feedback)).toEqual([
+      { value: -4, weight: 0.5 },
+      { value: 2, weight: 1 },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(outcome.results.map((r) => 'feedback' in r)).toEqual([true, true, false, false, false]);
+  });
+
   it('labels guardrails by id, else by their place in the phase list', async () => {
     const outcome = await runGuardrails(
       [inline([passing], { id: 'greeting' }), inline([passing])],

@@ -123,14 +123,18 @@ async function runOne(
   const settled = pending.every((c) => !(c instanceof Promise)) ? (pending as CheckResult[]) : undefined;
   const durationMs = settled ? now() - started : undefined;
   const checks = settled ?? (await Promise.all(pending));
-  return {
+  const verdict = checks.every((c) => c.verdict);
+  const result: GuardrailResult = {
     id,
-    verdict: checks.every((c) => c.verdict),
+    verdict,
     deny: guardrail.deny && !guardrail.async,
     async: guardrail.async,
     checks,
     durationMs: durationMs ?? now() - started,
   };
+  // A guardrail without actions (most) costs one property read: no second object.
+  const feedback = (verdict ? guardrail.on_success : guardrail.on_fail)?.feedback;
+  return feedback ? { ...result, feedback } : result;
 }
 
 function timed(check: GuardrailCheck, env: CheckEnv, now: () => number): CheckResult | Promise<CheckResult> {

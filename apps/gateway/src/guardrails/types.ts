@@ -1,5 +1,6 @@
 // The guardrail engine's data: what a check looks at, what a check and a guardrail report.
 import type { LookupFunction } from 'node:net';
+import type { GuardrailFeedback } from '@aigw/config-schema';
 
 export type GuardrailPhase = 'input' | 'output';
 
@@ -36,6 +37,11 @@ export interface GuardrailResult {
   readonly async: boolean;
   readonly checks: readonly CheckResult[];
   readonly durationMs: number;
+  /**
+   * The feedback of the action for this outcome (`on_success` when verdict is true, `on_fail` when
+   * false), recorded by the logger on the request's trace; absent when that action has none.
+   */
+  readonly feedback?: GuardrailFeedback;
 }
 
 export interface GuardrailOutcome {

@@ -62,6 +62,8 @@ export function routingFacts(
         latencyUs: micros(c.durationMs),
         errored: c.error !== undefined,
       })),
+      // The config's own (frozen) `{value, weight}`: no copy, and undefined for most guardrails.
+      feedback: g.feedback,
     })),
   };
 }

@@ -3,6 +3,7 @@ import { CacheStatus, type CapturedBody, RequestEvent, SCHEMA_VERSION } from '@a
 import type { Insertable } from 'kysely';
 import type { RequestLogsTable } from '../db/schema.js';
 import { rememberUsageCharges } from '../ledger/usage-ledger.js';
+import { rememberGuardrailFeedback } from './guardrail-feedback.js';
 
 export type RequestLogRow = Insertable<RequestLogsTable>;
 
@@ -128,6 +129,8 @@ export function requestLogRowOf(event: RequestEvent, withoutBodies: Uint8Array):
   };
   // The usage ledger charges exactly what the gateway says it charged (usage-ledger.ts).
   if (event.usageChargesReported) rememberUsageCharges(row, event.usageCharges);
+  // A guardrail's on_fail / on_success feedback becomes feedback rows (guardrail-feedback.ts).
+  if (event.guardrailResults.length > 0) rememberGuardrailFeedback(row, event);
   return row;
 }
 

@@ -1,11 +1,13 @@
 // Stores request rows idempotently in a few statements per batch: each chunk of rows is ONE
 // `insert ... select * from unnest(<one binary array per column>) on conflict do nothing
 // returning id` (no statement per row, no bound parameter per value, nothing formatted as text),
-// then rollups and the usage ledger for the rows it actually inserted, in the caller's transaction.
+// then rollups, the usage ledger and guardrail feedback for the rows it actually inserted, in the
+// caller's transaction.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { type ArrayColumn, columnArrays, unnestParts } from '../db/binary-array.js';
 import type { LogsDatabase } from '../db/schema.js';
 import { chargeLedger } from '../ledger/usage-ledger.js';
+import { storeGuardrailFeedback } from './guardrail-feedback.js';
 import type { RequestLogRow } from './request-row.js';
 import { upsertRollups } from './rollups.js';
 
@@ -114,7 +116,7 @@ async function insertChunk(trx: Kysely<LogsDatabase>, rows: readonly RequestLogR
   return ids.map((r) => r.id);
 }
 
-/** Must run inside a transaction: the rollups and ledger must commit with the rows or not at all. */
+/** Must run inside a transaction: rollups, ledger and feedback must commit with the rows or not at all. */
 export async function storeRequestRows(
   trx: Kysely<LogsDatabase>,
   rows: readonly RequestLogRow[],
@@ -133,6 +135,7 @@ export async function storeRequestRows(
   if (inserted.length > 0) {
     await upsertRollups(trx, inserted);
     await chargeLedger(trx, inserted);
+    await storeGuardrailFeedback(trx, inserted);
   }
   return { inserted: inserted.length, duplicates: rows.length - inserted.length };
 }

@@ -207,6 +207,20 @@ export interface GuardrailResult {
   latencyUs: number;
   /** Per-check outcomes. */
   checks: GuardrailCheckResult[];
+  /**
+   * The feedback the guardrail's action gives for this outcome (`on_success` when verdict is true,
+   * `on_fail` when false); unset when that action has none. The logger records it as a feedback row
+   * on the request's trace (docs/logger.md "Guardrail feedback").
+   */
+  feedback?: GuardrailFeedback | undefined;
+}
+
+/** A feedback score a guardrail's `on_fail` / `on_success` action records on the request's trace. */
+export interface GuardrailFeedback {
+  /** Score, an integer from -10 to 10 (zigzag-encoded: negative scores are as short as positive). */
+  value: number;
+  /** Weight of the score, from 0 to 1. */
+  weight: number;
 }
 
 /** A captured request or response body. */
@@ -1035,7 +1049,7 @@ export const GuardrailCheckResult: MessageFns<GuardrailCheckResult> = {
 };
 
 function createBaseGuardrailResult(): GuardrailResult {
-  return { guardrailId: "", stage: 0, verdict: false, denied: false, latencyUs: 0, checks: [] };
+  return { guardrailId: "", stage: 0, verdict: false, denied: false, latencyUs: 0, checks: [], feedback: undefined };
 }
 
 export const GuardrailResult: MessageFns<GuardrailResult> = {
@@ -1057,6 +1071,9 @@ export const GuardrailResult: MessageFns<GuardrailResult> = {
     }
     for (const v of message.checks) {
       GuardrailCheckResult.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.feedback !== undefined) {
+      GuardrailFeedback.encode(message.feedback, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1122,6 +1139,14 @@ export const GuardrailResult: MessageFns<GuardrailResult> = {
             message.checks.push(GuardrailCheckResult.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.feedback = GuardrailFeedback.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1152,6 +1177,7 @@ export const GuardrailResult: MessageFns<GuardrailResult> = {
       checks: globalThis.Array.isArray(object?.checks)
         ? object.checks.map((e: any) => GuardrailCheckResult.fromJSON(e))
         : [],
+      feedback: isSet(object.feedback) ? GuardrailFeedback.fromJSON(object.feedback) : undefined,
     };
   },
 
@@ -1175,6 +1201,9 @@ export const GuardrailResult: MessageFns<GuardrailResult> = {
     if (message.checks?.length) {
       obj.checks = message.checks.map((e) => GuardrailCheckResult.toJSON(e));
     }
+    if (message.feedback !== undefined) {
+      obj.feedback = GuardrailFeedback.toJSON(message.feedback);
+    }
     return obj;
   },
 
@@ -1189,6 +1218,94 @@ export const GuardrailResult: MessageFns<GuardrailResult> = {
     message.denied = object.denied ?? false;
     message.latencyUs = object.latencyUs ?? 0;
     message.checks = object.checks?.map((e) => GuardrailCheckResult.fromPartial(e)) || [];
+    message.feedback = (object.feedback !== undefined && object.feedback !== null)
+      ? GuardrailFeedback.fromPartial(object.feedback)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseGuardrailFeedback(): GuardrailFeedback {
+  return { value: 0, weight: 0 };
+}
+
+export const GuardrailFeedback: MessageFns<GuardrailFeedback> = {
+  encode(message: GuardrailFeedback, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.value !== 0) {
+      writer.uint32(8).sint32(message.value);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(17).double(message.weight);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GuardrailFeedback {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGuardrailFeedback();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.value = reader.sint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 17) {
+              break;
+            }
+
+            message.weight = reader.double();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GuardrailFeedback {
+    return {
+      value: isSet(object.value) ? globalThis.Number(object.value) : 0,
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+    };
+  },
+
+  toJSON(message: GuardrailFeedback): unknown {
+    const obj: any = {};
+    if (message.value !== 0) {
+      obj.value = Math.round(message.value);
+    }
+    if (message.weight !== 0) {
+      obj.weight = floatToJson(message.weight);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GuardrailFeedback>, I>>(base?: I): GuardrailFeedback {
+    return GuardrailFeedback.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GuardrailFeedback>, I>>(object: I): GuardrailFeedback {
+    const message = createBaseGuardrailFeedback();
+    message.value = object.value ?? 0;
+    message.weight = object.weight ?? 0;
     return message;
   },
 };
@@ -3081,6 +3198,10 @@ function bytesFromBase64(b64: string): Uint8Array {
 
 function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
+}
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
 }
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
