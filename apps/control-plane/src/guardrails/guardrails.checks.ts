@@ -1,6 +1,12 @@
 // A saved guardrail's definition: checks validated by the config schema's rules (the catalogue and
 // third-party `partner.<name>` checks, as inline guardrails), and the actions taken on the result.
-import { CHECK_CATALOGUE, CHECK_IDS_TEXT, PARTNER_CHECK_ID, PARTNER_PARAMETERS } from '@aigw/config-schema';
+import {
+  CHECK_CATALOGUE,
+  CHECK_IDS_TEXT,
+  guardrailAction,
+  PARTNER_CHECK_ID,
+  PARTNER_PARAMETERS,
+} from '@aigw/config-schema';
 import { z } from 'zod';
 
 /** Checks per guardrail: the limit inline guardrails have (docs/config.md, Limits). */
@@ -29,19 +35,12 @@ const check = z
     return z.NEVER;
   });
 
-const feedback = z.strictObject({
-  /** The feedback score recorded on the request's log (the feedback family's range). */
-  value: z.int().min(-10).max(10),
-  weight: z.number().min(0).max(1).default(1),
-});
-
-const outcome = z.strictObject({ feedback: feedback.optional() });
-
 export const actionsSchema = z.strictObject({
   /** A failed check answers 446 instead of passing the request on with 246. */
   deny: z.boolean().default(false),
-  on_fail: outcome.optional(),
-  on_success: outcome.optional(),
+  /** Feedback recorded on the request's log (the rule inline guardrails follow: @aigw/config-schema). */
+  on_fail: guardrailAction.optional(),
+  on_success: guardrailAction.optional(),
 });
 
 export const checksSchema = z.array(check).min(1).max(MAX_CHECKS);
