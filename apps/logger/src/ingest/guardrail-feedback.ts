@@ -5,8 +5,10 @@
 import { createHash } from 'node:crypto';
 import { Actor, ActorType, GuardrailStage, type RequestEvent } from '@aigw/proto';
 import type { Insertable, Kysely } from 'kysely';
-import type { FeedbackTable, LogsDatabase } from '../db/schema.js';
-import type { RequestLogRow } from './request-row.js';
+import type { FeedbackTable, LogsDatabase, RequestLogsTable } from '../db/schema.js';
+
+/** A log row as request-row.ts builds it (named here, not imported: request-row.ts calls this module). */
+type RequestLogRow = Insertable<RequestLogsTable>;
 
 export type GuardrailFeedbackRow = Insertable<FeedbackTable>;
 
