@@ -1,9 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { EntityKind, snapshotChecksum } from '@aigw/proto';
-import { test, waitFor } from '@aigw/testkit';
-import { freePort, startLocalNats } from '@aigw/testkit/services';
+import { test, waitFor, waitForDependency } from '@aigw/testkit';
+import { startRestartableNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { SNAPSHOT_TOKEN } from '../test/harness.js';
 import { readSnapshot } from '../test/snapshot-client.js';
@@ -104,16 +101,10 @@ describe('control-plane app', () => {
   test('stays ready through a NATS outage: writes wait in the outbox, /readyz reports it', {
     timeout: 90_000,
   }, async ({ pg }) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'cp-nats-outage-'));
-    const port = await freePort();
-    let server = await startLocalNats({ dataDir, port });
-    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: server.url });
+    const natsServer = await startRestartableNats();
+    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
     await app.start();
     const base = `http://127.0.0.1:${app.ports.http}`;
-    const natsUp = async () =>
-      /dependency_up\{dependency="nats",app="control-plane"\} (\d)/.exec(
-        await (await fetch(`${base}/metrics`)).text(),
-      )?.[1];
     const unpublished = async () =>
       (
         await pg.pool.query<{ n: number }>(
@@ -121,9 +112,9 @@ describe('control-plane app', () => {
         )
       ).rows[0]?.n;
     try {
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS up');
-      await server.stop();
-      await waitFor(async () => ((await natsUp()) === '0' ? true : undefined), 'NATS reported down');
+      await waitForDependency(base, 'control-plane', 'nats', true);
+      await natsServer.stop();
+      await waitForDependency(base, 'control-plane', 'nats', false);
       // Every replica pulled out of the Service at once would make a NATS outage an admin API outage.
       const ready = await fetch(`${base}/readyz`);
       expect(ready.status).toBe(200);
@@ -139,15 +130,14 @@ describe('control-plane app', () => {
       expect(update.status).toBe(200);
       expect(await unpublished()).toBeGreaterThan(0);
 
-      server = await startLocalNats({ dataDir, port });
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS reported back');
+      await natsServer.start();
+      await waitForDependency(base, 'control-plane', 'nats', true);
       const back = (await (await fetch(`${base}/readyz`)).json()) as { degraded?: unknown };
       expect(back.degraded).toBeUndefined();
       await waitFor(async () => ((await unpublished()) === 0 ? true : undefined), 'outbox published', 60_000);
     } finally {
       await app.stop();
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await natsServer.close();
     }
   });
 

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test, waitFor } from '@aigw/testkit';
-import { freePort, startLocalNats } from '@aigw/testkit/services';
+import { test, waitFor, waitForDependency } from '@aigw/testkit';
+import { startRestartableNats } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { createApp, type GatewayApp } from './app.js';
 import { loadGatewayConfig } from './config.js';
@@ -63,33 +63,28 @@ describe('gateway app', () => {
   test('stays ready through a NATS outage (events spool), reporting it, and reports NATS back', {
     timeout: 60_000,
   }, async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'gw-nats-outage-'));
-    const port = await freePort();
-    let server = await startLocalNats({ dataDir, port });
-    const app = gateway({ NATS_URL: server.url, EVENT_SPOOL_DIR: join(dataDir, 'spool') });
-    const natsUp = async () => {
-      const metrics = await (await fetch(`http://127.0.0.1:${app.port}/metrics`)).text();
-      return /dependency_up\{dependency="nats",app="gateway"\} (\d)/.exec(metrics)?.[1];
-    };
+    const natsServer = await startRestartableNats();
+    const spoolDir = await mkdtemp(join(tmpdir(), 'gw-nats-outage-'));
+    const app = gateway({ NATS_URL: natsServer.url, EVENT_SPOOL_DIR: spoolDir });
     await app.start();
     const base = `http://127.0.0.1:${app.port}`;
     try {
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS up');
-      await server.stop();
-      await waitFor(async () => ((await natsUp()) === '0' ? true : undefined), 'NATS reported down');
+      await waitForDependency(base, 'gateway', 'nats', true);
+      await natsServer.stop();
+      await waitForDependency(base, 'gateway', 'nats', false);
       // A shared NATS outage must not pull every replica out of the load balancer at once.
       const res = await fetch(`${base}/readyz`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { ready: boolean; degraded: Record<string, { ok: boolean }> };
       expect(body.ready).toBe(true);
       expect(body.degraded.nats?.ok).toBe(false);
-      server = await startLocalNats({ dataDir, port });
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS reported back');
+      await natsServer.start();
+      await waitForDependency(base, 'gateway', 'nats', true);
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
     } finally {
       await app.stop();
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await natsServer.close();
+      await rm(spoolDir, { recursive: true, force: true });
     }
   });
 

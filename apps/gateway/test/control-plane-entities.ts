@@ -269,6 +269,34 @@ export function savedConfig(
   };
 }
 
+/** A saved guardrail as the control plane publishes it; `definition` is its `body_json`. */
+export function savedGuardrail(
+  id: string,
+  organisationId: string,
+  workspaceId: string,
+  slug: string,
+  definition: { readonly checks: readonly unknown[]; readonly actions?: object; readonly async?: boolean },
+  fields: { version?: number; status?: EntityStatus; encryptedHeaders?: Buffer } = {},
+): Entity {
+  return {
+    ...envelope(EntityKind.GUARDRAIL, id, fields.version ?? 1, organisationId, workspaceId),
+    body: {
+      $case: 'guardrail',
+      value: {
+        name: slug,
+        slug,
+        status: fields.status ?? EntityStatus.ACTIVE,
+        bodyJson: JSON.stringify({
+          checks: definition.checks,
+          actions: definition.actions ?? { deny: true },
+          async: definition.async ?? false,
+        }),
+        encryptedHeaders: fields.encryptedHeaders ?? Buffer.alloc(0),
+      },
+    },
+  };
+}
+
 export function deployment(
   id: string,
   organisationId: string,

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   ALERTS_STREAM,
   AUDIT_STREAM,
@@ -8,8 +5,8 @@ import {
   LogsServiceClient,
   REQUESTS_STREAM,
 } from '@aigw/proto';
-import { test, waitFor } from '@aigw/testkit';
-import { freePort, startLocalNats } from '@aigw/testkit/services';
+import { test, waitForDependency } from '@aigw/testkit';
+import { startRestartableNats } from '@aigw/testkit/services';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { describe, expect } from 'vitest';
 import { createApp, type LoggerApp } from './app.js';
@@ -89,23 +86,17 @@ describe('logger app', () => {
   test('stays ready through a NATS outage and answers log queries, reporting NATS down and back', {
     timeout: 90_000,
   }, async ({ pg }) => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'logger-nats-outage-'));
-    const port = await freePort();
-    let server = await startLocalNats({ dataDir, port });
-    const app = logger({ DATABASE_URL: pg.url, NATS_URL: server.url });
+    const natsServer = await startRestartableNats();
+    const app = logger({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
     await app.start();
     const base = `http://127.0.0.1:${app.ports.http}`;
-    const natsUp = async () =>
-      /dependency_up\{dependency="nats",app="logger"\} (\d)/.exec(
-        await (await fetch(`${base}/metrics`)).text(),
-      )?.[1];
     const client = new LogsServiceClient(`127.0.0.1:${app.ports.grpc}`, credentials.createInsecure());
     const metadata = new Metadata();
     metadata.set('authorization', `Bearer ${LOGS_TOKEN}`);
     try {
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS up');
-      await server.stop();
-      await waitFor(async () => ((await natsUp()) === '0' ? true : undefined), 'NATS reported down');
+      await waitForDependency(base, 'logger', 'nats', true);
+      await natsServer.stop();
+      await waitForDependency(base, 'logger', 'nats', false);
       // Every replica pulled out of the Service at once would take log queries down with NATS.
       const ready = await fetch(`${base}/readyz`);
       expect(ready.status).toBe(200);
@@ -126,15 +117,14 @@ describe('logger app', () => {
       expect(summary.err).toBeNull();
       expect(summary.requests).toBe(0);
 
-      server = await startLocalNats({ dataDir, port });
-      await waitFor(async () => ((await natsUp()) === '1' ? true : undefined), 'NATS reported back', 30_000);
+      await natsServer.start();
+      await waitForDependency(base, 'logger', 'nats', true, 30_000);
       const back = (await (await fetch(`${base}/readyz`)).json()) as { degraded?: unknown };
       expect(back.degraded).toBeUndefined();
     } finally {
       client.close();
       await app.stop();
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      await natsServer.close();
     }
   });
 

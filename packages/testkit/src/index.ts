@@ -1,4 +1,6 @@
 // Public surface of `@aigw/testkit`: vitest fixtures and the helpers they are built from.
+
+export { dependencyUp, waitForDependency } from './dependency-up.js';
 export {
   type NatsFixture,
   type PgFixture,

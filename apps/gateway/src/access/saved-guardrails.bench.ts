@@ -1,9 +1,10 @@
 // What saved guardrails add to a config request in control-plane mode: resolving a config's refs
 // when the snapshot has not changed them (the common case), and after a snapshot change elsewhere.
 import { randomUUID } from 'node:crypto';
-import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import type { Entity } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { bench, describe } from 'vitest';
+import { savedGuardrail } from '../../test/control-plane-entities.js';
 import { parseInlineConfig } from '../request/config-header.js';
 import { Snapshot } from '../snapshot/index.js';
 import { GuardrailHeaderStore } from './guardrail-headers.js';
@@ -13,29 +14,14 @@ const ORG = randomUUID();
 const WS = randomUUID();
 
 function guardrail(slug: string, version = 1): Entity {
-  return {
-    kind: EntityKind.GUARDRAIL,
-    id: randomUUID(),
-    version,
-    tombstone: false,
-    organisationId: ORG,
-    workspaceId: WS,
-    updatedAtMs: 0,
-    body: {
-      $case: 'guardrail',
-      value: {
-        name: slug,
-        slug,
-        status: EntityStatus.ACTIVE,
-        bodyJson: JSON.stringify({
-          checks: [{ id: 'contains', parameters: { words: ['secret'], operator: 'none' } }],
-          actions: { deny: true },
-          async: false,
-        }),
-        encryptedHeaders: Buffer.alloc(0),
-      },
-    },
-  };
+  return savedGuardrail(
+    randomUUID(),
+    ORG,
+    WS,
+    slug,
+    { checks: [{ id: 'contains', parameters: { words: ['secret'], operator: 'none' } }] },
+    { version },
+  );
 }
 
 const guards = Array.from({ length: 1000 }, (_, i) => guardrail(`g-${i}`));

@@ -3,7 +3,7 @@
 // logger records it as feedback on the trace), only for the outcome that happened, never denying by
 // itself; inline guardrails of an `x-service-config` carry the same actions.
 import { randomUUID } from 'node:crypto';
-import { type Entity, EntityKind, EntityStatus, GuardrailStage } from '@aigw/proto';
+import { type Entity, GuardrailStage } from '@aigw/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiKey,
@@ -11,6 +11,7 @@ import {
   integration,
   organisation,
   provider,
+  savedGuardrail,
   startControlPlaneGateway,
   workspace,
 } from '../../test/control-plane-entities.js';
@@ -27,29 +28,10 @@ let gw: ControlPlaneGateway;
 
 /** A `required_metadata_keys: [team]` guardrail as the control plane publishes it. */
 function guardrail(id: string, slug: string, actions: Record<string, unknown>): Entity {
-  return {
-    kind: EntityKind.GUARDRAIL,
-    id,
-    version: 1,
-    tombstone: false,
-    organisationId: ORG,
-    workspaceId: WS,
-    updatedAtMs: Date.now(),
-    body: {
-      $case: 'guardrail',
-      value: {
-        name: slug,
-        slug,
-        status: EntityStatus.ACTIVE,
-        bodyJson: JSON.stringify({
-          checks: [{ id: 'required_metadata_keys', parameters: { keys: ['team'] } }],
-          actions: { deny: false, ...actions },
-          async: false,
-        }),
-        encryptedHeaders: Buffer.alloc(0),
-      },
-    },
-  };
+  return savedGuardrail(id, ORG, WS, slug, {
+    checks: [{ id: 'required_metadata_keys', parameters: { keys: ['team'] } }],
+    actions: { deny: false, ...actions },
+  });
 }
 
 async function ask(config: unknown, metadata?: Record<string, string>) {

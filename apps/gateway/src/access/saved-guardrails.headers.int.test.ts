@@ -2,10 +2,10 @@
 // envelope): the gateway calls the webhook with the original headers, and fails closed (500
 // credentials_unavailable, webhook never called) when the envelope does not open with its MASTER_KEY.
 import { randomUUID } from 'node:crypto';
-import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import type { Entity } from '@aigw/proto';
 import { sealSecret, webhookHeadersAad } from '@aigw/secret-box';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ControlPlaneGateway } from '../../test/control-plane-entities.js';
+import { type ControlPlaneGateway, savedGuardrail } from '../../test/control-plane-entities.js';
 import {
   type SealedWebhookFixture,
   type SealingContext,
@@ -24,29 +24,14 @@ function sealedGuardrail(
 ): Entity {
   const id = randomUUID();
   const headers = { [checkIndex]: { authorization: c.secret, 'x-tenant': 'acme' } };
-  return {
-    kind: EntityKind.GUARDRAIL,
+  return savedGuardrail(
     id,
-    version: 1,
-    tombstone: false,
-    organisationId: c.org,
-    workspaceId: c.ws,
-    updatedAtMs: Date.now(),
-    body: {
-      $case: 'guardrail',
-      value: {
-        name: slug,
-        slug,
-        status: EntityStatus.ACTIVE,
-        bodyJson: JSON.stringify({
-          checks: [{ id: 'webhook', parameters: { url: c.hookUrl, headers: {}, timeout: 5000 } }],
-          actions: { deny: true },
-          async: false,
-        }),
-        encryptedHeaders: sealSecret(key, JSON.stringify(headers), webhookHeadersAad(sealedFor ?? id)),
-      },
-    },
-  };
+    c.org,
+    c.ws,
+    slug,
+    { checks: [{ id: 'webhook', parameters: { url: c.hookUrl, headers: {}, timeout: 5000 } }] },
+    { encryptedHeaders: sealSecret(key, JSON.stringify(headers), webhookHeadersAad(sealedFor ?? id)) },
+  );
 }
 
 function ask(target: ControlPlaneGateway, slug: string) {

@@ -3,7 +3,7 @@
 // workspace's or organisation's guardrail never resolves), archived ones, and edits taking effect
 // with the next snapshot although the config text is cached. Partner checks: saved-guardrails.partner.int.test.ts.
 import { randomUUID } from 'node:crypto';
-import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import { type Entity, EntityStatus } from '@aigw/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiKey,
@@ -12,6 +12,7 @@ import {
   organisation,
   provider,
   savedConfig,
+  savedGuardrail,
   startControlPlaneGateway,
   workspace,
 } from '../../test/control-plane-entities.js';
@@ -38,29 +39,17 @@ function guardrail(
   words: string[],
   fields: { version?: number; status?: EntityStatus; deny?: boolean; checkId?: string } = {},
 ): Entity {
-  return {
-    kind: EntityKind.GUARDRAIL,
+  return savedGuardrail(
     id,
-    version: fields.version ?? 1,
-    tombstone: false,
     organisationId,
     workspaceId,
-    updatedAtMs: Date.now(),
-    body: {
-      $case: 'guardrail',
-      value: {
-        name: slug,
-        slug,
-        status: fields.status ?? EntityStatus.ACTIVE,
-        bodyJson: JSON.stringify({
-          checks: [{ id: fields.checkId ?? 'contains', parameters: { words, operator: 'none' } }],
-          actions: { deny: fields.deny ?? true },
-          async: false,
-        }),
-        encryptedHeaders: Buffer.alloc(0),
-      },
+    slug,
+    {
+      checks: [{ id: fields.checkId ?? 'contains', parameters: { words, operator: 'none' } }],
+      actions: { deny: fields.deny ?? true },
     },
-  };
+    fields,
+  );
 }
 
 function ask(config: unknown, content: string, headers: Record<string, string> = {}) {

@@ -6,13 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Entity, EntityKind, EntityStatus } from '@aigw/proto';
+import type { Entity } from '@aigw/proto';
 import { configHeadersAad, parseMasterKey, sealSecret, webhookHeadersAad } from '@aigw/secret-box';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type ControlPlaneGateway,
   managedTenant,
   savedConfig,
+  savedGuardrail,
   startControlPlaneGateway,
   TEST_MASTER_KEY,
 } from '../../test/control-plane-entities.js';
@@ -47,33 +48,20 @@ function partnerGuardrail(
     ...(fields.timeout !== undefined && { timeout: fields.timeout }),
   };
   const key = fields.sealWith ?? parseMasterKey(TEST_MASTER_KEY);
-  return {
-    kind: EntityKind.GUARDRAIL,
+  return savedGuardrail(
     id,
-    version: 1,
-    tombstone: false,
-    organisationId: ORG,
-    workspaceId: WS,
-    updatedAtMs: Date.now(),
-    body: {
-      $case: 'guardrail',
-      value: {
-        name: slug,
-        slug,
-        status: EntityStatus.ACTIVE,
-        bodyJson: JSON.stringify({
-          checks: [{ id: 'partner.acme', parameters }],
-          actions: { deny: true },
-          async: false,
-        }),
-        encryptedHeaders: sealSecret(
-          key,
-          JSON.stringify({ '0': { authorization: SECRET } }),
-          webhookHeadersAad(id),
-        ),
-      },
+    ORG,
+    WS,
+    slug,
+    { checks: [{ id: 'partner.acme', parameters }] },
+    {
+      encryptedHeaders: sealSecret(
+        key,
+        JSON.stringify({ '0': { authorization: SECRET } }),
+        webhookHeadersAad(id),
+      ),
     },
-  };
+  );
 }
 
 /** A saved config whose inline guardrail holds a partner check, its header sealed for config version 2. */

@@ -19,4 +19,5 @@ export {
   SERVICE_INFO,
   ServicesUnavailableError,
 } from './resolve.js';
+export { type RestartableNats, startRestartableNats } from './restartable-nats.js';
 export type { LocalServiceHandle, ServiceHandle, ServiceKind, ServiceName } from './types.js';
