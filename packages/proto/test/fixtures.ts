@@ -198,6 +198,7 @@ export const requestEvent: RequestEvent = {
       verdict: true,
       denied: false,
       latencyUs: 95,
+      feedback: { value: 7, weight: 0.5 },
       checks: [
         {
           checkId: 'default.contains',
@@ -214,6 +215,7 @@ export const requestEvent: RequestEvent = {
       verdict: false,
       denied: true,
       latencyUs: 812,
+      feedback: { value: -6, weight: 1 },
       checks: [
         {
           checkId: 'default.regexMatch',
