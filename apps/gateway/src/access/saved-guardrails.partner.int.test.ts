@@ -184,7 +184,7 @@ describe('saved guardrails with a partner check', () => {
     expect(body.hook_results.before_request_hooks[0]?.checks[0]).toMatchObject({
       id: 'partner.acme',
       verdict: false,
-      error: 'the webhook did not answer within 200 ms',
+      error: 'the acme partner did not answer within 200 ms',
     });
     expect(calls.map((c) => c.path)).toEqual(['/slow']);
     expect(gw.mock.requests).toEqual([]);

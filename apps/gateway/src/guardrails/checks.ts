@@ -156,7 +156,13 @@ async function call(
   env: CheckEnv,
   who: string,
 ): Promise<CheckVerdict> {
-  const answer = await env.webhook({ url: p.url, headers: p.headers, timeoutMs: p.timeout, payload });
+  const answer = await env.webhook({
+    url: p.url,
+    headers: p.headers,
+    timeoutMs: p.timeout,
+    payload,
+    callee: who,
+  });
   if (answer.error !== undefined) {
     return { verdict: false, explanation: `${who} call failed`, error: answer.error };
   }

@@ -124,14 +124,14 @@ describe('partner checks', () => {
     expect(slow.results[0]?.checks[0]).toMatchObject({
       verdict: false,
       explanation: 'the acme partner call failed',
-      error: 'the webhook did not answer within 100 ms',
+      error: 'the acme partner did not answer within 100 ms',
     });
     seen.length = 0;
     const refused = await runGuardrails([guardrail({ url: 'http://10.0.0.1/scan', policyId: 'p' })], ctx, {
       webhook: caller,
     });
     expect(refused.denied).toBe(true);
-    expect(refused.results[0]?.checks[0]?.error).toMatch(/^the webhook url is refused/);
+    expect(refused.results[0]?.checks[0]?.error).toMatch(/^the acme partner url is refused/);
     expect(seen).toEqual([]);
   });
 });

@@ -72,6 +72,8 @@ export interface WebhookCall {
   readonly headers: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly payload: WebhookPayload;
+  /** Who is called, as errors name it: `the webhook` (default), `the acme partner`. */
+  readonly callee?: string;
 }
 
 /** A webhook's answer; `error` set means the call failed and `verdict` is false (fail closed). */

@@ -34,11 +34,13 @@ export function createWebhookCaller(deps: WebhookCallerDeps): WebhookCaller {
     const timedOut = new Promise<WebhookAnswer>((resolve) => {
       timer = setTimeout(() => {
         controller.abort();
-        resolve(fail(`the webhook did not answer within ${call.timeoutMs} ms`));
+        resolve(fail(`did not answer within ${call.timeoutMs} ms`));
       }, call.timeoutMs);
     });
     try {
-      return await Promise.race([attempt(call, deps, maxBytes, controller.signal), timedOut]);
+      const answer = await Promise.race([attempt(call, deps, maxBytes, controller.signal), timedOut]);
+      // The messages below are written without their subject: it is the callee's name.
+      return answer.error === undefined ? answer : fail(`${call.callee ?? 'the webhook'} ${answer.error}`);
     } finally {
       clearTimeout(timer);
       controller.abort();
@@ -56,14 +58,14 @@ async function attempt(
   try {
     host = await deps.checkHost(call.url);
   } catch (err) {
-    return fail(`the webhook url is refused: ${(err as Error).message}`);
+    return fail(`url is refused: ${(err as Error).message}`);
   }
-  if (signal.aborted) return fail('the webhook call was aborted');
+  if (signal.aborted) return fail('call was aborted');
   let body: string;
   try {
     body = JSON.stringify(call.payload);
   } catch (err) {
-    return fail(`the webhook payload cannot be serialised: ${(err as Error).message}`);
+    return fail(`payload cannot be serialised: ${(err as Error).message}`);
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(call.headers)) {
@@ -105,7 +107,7 @@ function post(
       if (status < 200 || status >= 300) {
         res.resume();
         const redirect = status >= 300 && status < 400 ? ' (redirects are not followed)' : '';
-        reject(new Error(`the webhook answered with status ${status}${redirect}`));
+        reject(new Error(`answered with status ${status}${redirect}`));
         req.destroy();
         return;
       }
@@ -127,29 +129,28 @@ function post(
         chunks.push(chunk);
       });
       res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      res.on('error', (err) => reject(new Error(`the webhook answer was cut off: ${err.message}`)));
+      res.on('error', (err) => reject(new Error(`answer was cut off: ${err.message}`)));
     });
-    req.on('error', (err) => reject(new Error(`the webhook call failed: ${err.message}`)));
+    req.on('error', (err) => reject(new Error(`call failed: ${err.message}`)));
     req.end(body);
   });
 }
 
-const tooLarge = (maxBytes: number): Error =>
-  new Error(`the webhook answer is larger than ${maxBytes} bytes`);
+const tooLarge = (maxBytes: number): Error => new Error(`answer is larger than ${maxBytes} bytes`);
 
 function parseAnswer(text: string): WebhookAnswer {
   let answer: unknown;
   try {
     answer = JSON.parse(text);
   } catch {
-    return fail('the webhook answer is not JSON');
+    return fail('answer is not JSON');
   }
   if (
     typeof answer !== 'object' ||
     answer === null ||
     typeof (answer as { verdict?: unknown }).verdict !== 'boolean'
   ) {
-    return fail('the webhook answer has no boolean "verdict"');
+    return fail('answer has no boolean "verdict"');
   }
   const { verdict, data } = answer as { verdict: boolean; data?: unknown };
   return data === undefined ? { verdict } : { verdict, data };
