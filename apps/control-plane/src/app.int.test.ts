@@ -1,6 +1,9 @@
-import { EntityKind, snapshotChecksum } from '@aigw/proto';
-import { test, waitFor, waitForDependency } from '@aigw/testkit';
+import { ALERTS_STREAM, CHANGES_STREAM, EntityKind, snapshotChecksum } from '@aigw/proto';
+import { dependencyUp, test, waitFor, waitForDependency } from '@aigw/testkit';
 import { startRestartableNats } from '@aigw/testkit/services';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect } from 'vitest';
 import { SNAPSHOT_TOKEN } from '../test/harness.js';
 import { readSnapshot } from '../test/snapshot-client.js';
@@ -139,6 +142,78 @@ describe('control-plane app', () => {
       await app.stop();
       await natsServer.close();
     }
+  });
+
+  test('starts and serves while NATS is down; once NATS answers, sets up its streams and publishes the outbox', {
+    timeout: 90_000,
+  }, async ({ pg }) => {
+    const natsServer = await startRestartableNats();
+    await natsServer.stop();
+    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
+    let probe: NatsConnection | undefined;
+    const pending = async () =>
+      (
+        await pg.pool.query<{ subject: string }>(
+          'select subject from control.outbox where published_at is null order by id',
+        )
+      ).rows.map((r) => r.subject);
+    try {
+      await app.start();
+      const base = `http://127.0.0.1:${app.ports.http}`;
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({
+        ready: true,
+        checks: { postgres: { ok: true } },
+        degraded: { nats: { ok: false, error: expect.stringMatching(/^not connected yet/) } },
+      });
+      expect(await dependencyUp(base, 'control-plane', 'nats')).toBe(false);
+      // The SnapshotService serves (gateways load their snapshot from it, not from NATS).
+      const snapshot = await readSnapshot(app.ports.grpc);
+      expect(snapshot.map((c) => c.chunk?.$case)).toEqual(['header', 'batch', 'trailer']);
+      // A write is answered; its change waits in the outbox.
+      const update = await fetch(`${base}/v1/organisation`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-service-api-key': ADMIN_KEY },
+        body: JSON.stringify({ name: 'Renamed before NATS' }),
+      });
+      expect(update.status).toBe(200);
+      expect(await pending()).toContain('aigw.changes.v1.organisation');
+
+      await natsServer.start();
+      await waitForDependency(base, 'control-plane', 'nats', true, 30_000);
+      probe = await connect({ servers: natsServer.url, name: 'app-test-probe' });
+      const jsm = await jetstreamManager(probe);
+      expect((await jsm.streams.info(CHANGES_STREAM)).config.subjects).toEqual(['aigw.changes.v1.*']);
+      // The alert consumer was set up too: it owns the alerts stream.
+      expect((await jsm.streams.info(ALERTS_STREAM)).config.name).toBe(ALERTS_STREAM);
+      await waitFor(
+        async () => ((await pending()).length === 0 ? true : undefined),
+        'outbox published',
+        30_000,
+      );
+      expect((await jsm.streams.info(CHANGES_STREAM)).state.messages).toBeGreaterThan(0);
+    } finally {
+      await probe?.close();
+      await app.stop();
+      await natsServer.close();
+    }
+  });
+
+  test('stops promptly when NATS never came up', async ({ pg }) => {
+    const natsServer = await startRestartableNats();
+    await natsServer.stop();
+    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
+    let base: string | undefined;
+    try {
+      await app.start();
+      base = `http://127.0.0.1:${app.ports.http}`;
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      await app.stop();
+      await natsServer.close();
+    }
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
   });
 
   test('a second replica starting on the same database applies nothing and serves', async ({ pg, nats }) => {

@@ -1,21 +1,21 @@
-// The control-plane process: admin REST API on PORT, SnapshotService over gRPC, Postgres, NATS.
+// The control-plane process: admin REST API on PORT, SnapshotService over gRPC, Postgres, NATS
+// (connected in the background: the process starts and serves without it).
 import { openDatabase } from '@aigw/db';
 import {
   type App,
   Closer,
-  connectNats,
+  connectNatsInBackground,
   createHttpApp,
   createLogger,
   createMetrics,
   type GrpcService,
   type Logger,
   listen,
-  natsReadiness,
   startGrpcServer,
 } from '@aigw/runtime';
 import { parseMasterKey } from '@aigw/secret-box';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { startAlertConsumer } from './alerts/alert-consumer.js';
+import { type AlertConsumer, startAlertConsumer } from './alerts/alert-consumer.js';
 import { createAlertMailer } from './alerts/alert-mailer.js';
 import { createApiKeyExpiryWorker } from './api-keys/api-keys.expiry.js';
 import { apiKeyRejectionAuditor } from './audit/api-key-audit.js';
@@ -34,7 +34,7 @@ import { createLoggerClient } from './http/logger-client.js';
 import { API_VERSION } from './http/openapi.js';
 import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js';
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
-import { createOutboxRelay, ensureControlPlaneStreams } from './outbox/outbox.js';
+import { createOutboxRelay, ensureControlPlaneStreams, type OutboxRelay } from './outbox/outbox.js';
 import { routes } from './routes.js';
 import { createSecretRefreshWorker } from './secret-references/secret-refresh.worker.js';
 import { snapshotReaders } from './snapshot/snapshot.readers.js';
@@ -92,27 +92,6 @@ export function createApp(
       }
       log.info(await syncPlatformPricing(database.db), 'platform model prices applied');
 
-      const nats = await connectNats({
-        url: config.NATS_URL,
-        name: `control-plane@${config.INSTANCE_ID ?? process.pid}`,
-        log,
-      });
-      closer.add('nats', () => nats.drain());
-      await ensureControlPlaneStreams(
-        await jetstreamManager(nats),
-        config.NATS_STREAM_REPLICAS,
-        config.NATS_NAMESPACE,
-      );
-      const relay = createOutboxRelay({
-        db: database.db,
-        databaseUrl: config.DATABASE_URL,
-        js: jetstream(nats),
-        log,
-        pollMs: config.OUTBOX_POLL_MS,
-        namespace: config.NATS_NAMESPACE,
-      });
-      await relay.start();
-      closer.add('outbox relay', () => relay.stop());
       const expiry = createApiKeyExpiryWorker({
         db: database.db,
         log,
@@ -164,17 +143,52 @@ export function createApp(
           'SMTP_URL is not set: alert e-mail is off (alerts are still stored and listed at /v1/alerts)',
         );
       }
-      const alertConsumer = await startAlertConsumer({
-        db: database.db,
-        js: jetstream(nats),
-        jsm: await jetstreamManager(nats),
-        namespace: config.NATS_NAMESPACE,
-        replicas: config.NATS_STREAM_REPLICAS,
-        emailState: mailer ? 'pending' : 'off',
-        onStored: () => mailer?.wake(),
+      // NATS carries the outbox's changes out and the gateways' alerts in; the admin API and the
+      // SnapshotService serve without it. It is connected (and its streams, relay and consumer set
+      // up) in the background: a replica (re)started during a NATS outage serves, and changes wait
+      // in the outbox until the relay can publish them.
+      let relay: OutboxRelay | undefined;
+      let alertConsumer: AlertConsumer | undefined;
+      const nats = connectNatsInBackground({
+        url: config.NATS_URL,
+        name: `control-plane@${config.INSTANCE_ID ?? process.pid}`,
         log,
+        setUp: async ({ nc, onStop }) => {
+          const jsm = await jetstreamManager(nc);
+          await ensureControlPlaneStreams(jsm, config.NATS_STREAM_REPLICAS, config.NATS_NAMESPACE);
+          if (!relay) {
+            const started = createOutboxRelay({
+              db: database.db,
+              databaseUrl: config.DATABASE_URL,
+              js: jetstream(nc),
+              log,
+              pollMs: config.OUTBOX_POLL_MS,
+              namespace: config.NATS_NAMESPACE,
+            });
+            onStop('outbox relay', () => started.stop());
+            await started.start();
+            relay = started;
+          }
+          if (!alertConsumer) {
+            const consumer = await startAlertConsumer({
+              db: database.db,
+              js: jetstream(nc),
+              jsm,
+              namespace: config.NATS_NAMESPACE,
+              replicas: config.NATS_STREAM_REPLICAS,
+              emailState: mailer ? 'pending' : 'off',
+              onStored: () => mailer?.wake(),
+              log,
+            });
+            onStop('alert consumer', () => consumer.stop());
+            alertConsumer = consumer;
+          }
+        },
       });
-      closer.add('alert consumer', () => alertConsumer.stop());
+      closer.add('nats', () => nats.stop());
+      // With NATS up this is the start it always was (streams, relay and consumer in place); without
+      // it, one refused attempt.
+      await nats.firstAttempt;
       const mcpSync = createMcpSyncScheduler({
         db: database.db,
         masterKey,
@@ -255,7 +269,7 @@ export function createApp(
           // Postgres gates readiness; NATS does not: changes wait in the outbox while it is away, and
           // pulling every replica out of the Service would turn a NATS outage into an admin API outage.
           checks: { postgres: () => database.ping() },
-          degradable: { nats: natsReadiness(nats) },
+          degradable: { nats: nats.readiness },
           draining: () => closer.closed,
         },
       });

@@ -5,13 +5,17 @@ import {
   LogsServiceClient,
   REQUESTS_STREAM,
 } from '@aigw/proto';
-import { test, waitForDependency } from '@aigw/testkit';
+import { test, waitFor, waitForDependency } from '@aigw/testkit';
 import { startRestartableNats } from '@aigw/testkit/services';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import { describe, expect } from 'vitest';
 import { createApp, type LoggerApp } from './app.js';
 import { loadLoggerConfig } from './config.js';
 import { LOGS_TOKEN } from './testing/logger-harness.js';
+import { batchBytes, batchId, DEFAULT_SHAPE, requestEvent } from './testing/request-events.js';
 
 function logger(env: Record<string, string>): LoggerApp {
   return createApp(
@@ -126,6 +130,89 @@ describe('logger app', () => {
       await app.stop();
       await natsServer.close();
     }
+  });
+
+  test('starts and answers log queries while NATS is down; once NATS answers, sets up its streams and ingests', {
+    timeout: 90_000,
+  }, async ({ pg }) => {
+    const natsServer = await startRestartableNats();
+    await natsServer.stop();
+    const app = logger({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
+    let client: LogsServiceClient | undefined;
+    let probe: NatsConnection | undefined;
+    try {
+      await app.start();
+      const base = `http://127.0.0.1:${app.ports.http}`;
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({
+        ready: true,
+        checks: { postgres: { ok: true } },
+        degraded: {
+          nats: { ok: false, error: expect.stringMatching(/^not connected yet/) },
+          streams: { ok: false, error: 'NATS not set up yet' },
+        },
+      });
+      client = new LogsServiceClient(`127.0.0.1:${app.ports.grpc}`, credentials.createInsecure());
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${LOGS_TOKEN}`);
+      const logs = client;
+      const summary = () =>
+        new Promise<{ err: ServiceError | null; requests?: number | undefined }>((resolve) =>
+          logs.getSummary(
+            GetSummaryRequest.fromPartial({
+              caller: { organisationId: DEFAULT_SHAPE.organisationId, allWorkspaces: true },
+            }),
+            metadata,
+            (err, out) => resolve({ err, requests: out?.requestCount }),
+          ),
+        );
+      expect(await summary()).toEqual({ err: null, requests: 0 });
+
+      await natsServer.start();
+      await waitForDependency(base, 'logger', 'nats', true, 30_000);
+      await waitForDependency(base, 'logger', 'streams', true);
+      probe = await connect({ servers: natsServer.url, name: 'app-test-probe' });
+      const jsm = await jetstreamManager(probe);
+      expect((await jsm.streams.info(REQUESTS_STREAM)).config.subjects).toEqual(['aigw.requests.v1']);
+      expect((await jsm.streams.info(AUDIT_STREAM)).config.subjects).toEqual(['aigw.audit.v1']);
+      // An event published now is consumed and stored.
+      const events = [requestEvent(0), requestEvent(1)];
+      await jetstream(probe).publish('aigw.requests.v1', batchBytes(events), { msgID: batchId(events) });
+      await waitFor(
+        async () => {
+          const stored = await pg.pool.query<{ id: string }>(
+            'select id from logs.request_logs where id = any($1::uuid[]) order by id',
+            [events.map((e) => e.id)],
+          );
+          return stored.rowCount === 2 ? stored.rows.map((r) => r.id) : undefined;
+        },
+        'the published events stored',
+        30_000,
+      );
+      expect(await summary()).toEqual({ err: null, requests: 2 });
+    } finally {
+      client?.close();
+      await probe?.close();
+      await app.stop();
+      await natsServer.close();
+    }
+  });
+
+  test('stops promptly when NATS never came up', async ({ pg }) => {
+    const natsServer = await startRestartableNats();
+    await natsServer.stop();
+    const app = logger({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
+    let base: string | undefined;
+    try {
+      await app.start();
+      base = `http://127.0.0.1:${app.ports.http}`;
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    } finally {
+      await app.stop();
+      await natsServer.close();
+    }
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
   });
 
   test('restarting keeps the streams and updates their settings', async ({ pg, nats }) => {

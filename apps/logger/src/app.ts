@@ -1,24 +1,26 @@
-// The logger process: JetStream streams and consumers, Postgres schema `logs`, LogsService over gRPC.
+// The logger process: JetStream streams and consumers (set up once NATS answers: it starts and
+// serves without), Postgres schema `logs`, LogsService over gRPC.
 import { openDatabase } from '@aigw/db';
 import {
   type App,
   Closer,
-  connectNats,
+  connectNatsInBackground,
   createHttpApp,
   createLogger,
   createMetrics,
   ensureStreams,
   type Logger,
   listen,
-  natsReadiness,
+  natsConnected,
   startGrpcServer,
   streamsReadiness,
 } from '@aigw/runtime';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { startBackground } from './background.js';
+import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { startBackground, startNatsIngest } from './background.js';
 import type { LoggerConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { type LogsDatabase, SCHEMA } from './db/schema.js';
+import type { Ingest } from './ingest/ingest.js';
 import { logsService } from './logs/logs.service.js';
 import { loggerStreams } from './nats-names.js';
 import { createExportRunner } from './query/exports/export-runner.js';
@@ -51,24 +53,40 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
         onMigrated: (applied) => log.info({ applied }, 'migrations applied'),
       });
       closer.add('postgres', () => database.close());
-      const nats = await connectNats({
+      // Maintenance first: partitions exist before the first insert.
+      await startBackground({ config, db: database.db, log, closer });
+      // Log queries need Postgres only: NATS is connected (its streams ensured, the consumers
+      // started) in the background, so that a replica (re)started during a NATS outage serves them;
+      // events wait in JetStream or in the gateways' spools meanwhile.
+      let jsm: JetStreamManager | undefined;
+      let ingest: Ingest | undefined;
+      const nats = connectNatsInBackground({
         url: config.NATS_URL,
         name: `logger@${config.INSTANCE_ID ?? process.pid}`,
         log,
+        setUp: async ({ nc, onStop }) => {
+          const manager = await jetstreamManager(nc);
+          await ensureStreams(manager, streams, config.NATS_STREAM_REPLICAS);
+          jsm = manager;
+          if (!ingest) {
+            const started = await startNatsIngest({
+              config,
+              db: database.db,
+              nats: nc,
+              jsm: manager,
+              streams: named,
+              registry: metrics.registry,
+              log,
+            });
+            onStop('ingest', () => started.stop());
+            ingest = started;
+          }
+        },
       });
-      closer.add('nats', () => nats.drain());
-      const jsm = await jetstreamManager(nats);
-      await ensureStreams(jsm, streams, config.NATS_STREAM_REPLICAS);
-      await startBackground({
-        config,
-        db: database.db,
-        nats,
-        jsm,
-        streams: named,
-        registry: metrics.registry,
-        log,
-        closer,
-      });
+      closer.add('nats', () => nats.stop());
+      // With NATS up this is the start it always was (streams and consumers in place); without it,
+      // one refused attempt.
+      await nats.firstAttempt;
 
       const exports = createExportRunner({
         db: database.db,
@@ -97,8 +115,14 @@ export function createApp(config: LoggerConfig, options: { log?: Logger } = {}):
           // would take log queries down with it while events wait in JetStream or the gateways' spools.
           checks: { postgres: () => database.ping() },
           degradable: {
-            nats: natsReadiness(nats),
-            streams: streamsReadiness(jsm, streams),
+            nats: nats.readiness,
+            streams: async () => {
+              const nc = nats.connection;
+              if (!jsm || !nc) throw new Error('NATS not set up yet');
+              // A stream lookup would wait out its timeout while NATS is known to be away.
+              if (!natsConnected(nc)) throw new Error('NATS disconnected');
+              await streamsReadiness(jsm, streams)();
+            },
           },
           draining: () => closer.closed,
         },

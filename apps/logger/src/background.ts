@@ -1,5 +1,6 @@
 // The logger's background work: partition maintenance and retention, the Redis usage reconcile
-// (both on one replica at a time) and the JetStream ingest (on every replica, sharing the work).
+// (both on one replica at a time) and the JetStream ingest (on every replica, sharing the work; it
+// starts once NATS answers, see app.ts).
 import type { Closer, Logger } from '@aigw/runtime';
 import { type JetStreamManager, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -8,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { Registry } from 'prom-client';
 import type { LoggerConfig } from './config.js';
 import type { LogsDatabase } from './db/schema.js';
-import { startIngest } from './ingest/ingest.js';
+import { type Ingest, startIngest } from './ingest/ingest.js';
 import { reconcileUsage } from './ledger/usage-reconcile.js';
 import { dropExpiredPartitions, ensurePartitions } from './maintenance/partitions.js';
 import { applyRetention } from './maintenance/retention.js';
@@ -18,15 +19,21 @@ import type { LoggerStreams } from './nats-names.js';
 export interface BackgroundDeps {
   readonly config: LoggerConfig;
   readonly db: Kysely<LogsDatabase>;
+  readonly log: Logger;
+  readonly closer: Closer;
+}
+
+export interface IngestDeps {
+  readonly config: LoggerConfig;
+  readonly db: Kysely<LogsDatabase>;
   readonly nats: NatsConnection;
   readonly jsm: JetStreamManager;
   readonly streams: LoggerStreams;
   readonly registry: Registry;
   readonly log: Logger;
-  readonly closer: Closer;
 }
 
-/** Runs maintenance once (partitions exist before the first insert), then starts the rest. */
+/** Runs maintenance once (partitions exist before the first insert), then starts the usage reconcile. */
 export async function startBackground(deps: BackgroundDeps): Promise<void> {
   const { config, db, log, closer } = deps;
   const maintenance = startSingletonTask({
@@ -70,9 +77,13 @@ export async function startBackground(deps: BackgroundDeps): Promise<void> {
     closer.add('usage reconcile', () => reconcile.stop());
     reconcile.runNow().catch((err: unknown) => log.warn({ err }, 'usage reconcile failed'));
   }
+}
 
-  const ingest = await startIngest({
-    db,
+/** Starts consuming the request and audit streams (they exist: the caller ensured them). */
+export function startNatsIngest(deps: IngestDeps): Promise<Ingest> {
+  const { config } = deps;
+  return startIngest({
+    db: deps.db,
     js: jetstream(deps.nats),
     jsm: deps.jsm,
     streams: deps.streams,
@@ -84,8 +95,7 @@ export async function startBackground(deps: BackgroundDeps): Promise<void> {
     },
     maxDeliver: config.INGEST_MAX_DELIVER,
     registry: deps.registry,
-    log,
+    log: deps.log,
     audit: config.AUDIT_LOGS_ENABLED,
   });
-  closer.add('ingest', () => ingest.stop());
 }

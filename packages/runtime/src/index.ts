@@ -12,6 +12,7 @@ export * from './lifecycle.js';
 export * from './logger.js';
 export * from './metrics.js';
 export * from './nats.js';
+export * from './nats-background.js';
 export * from './periodic.js';
 export * from './service-token.js';
 export * from './timeout.js';

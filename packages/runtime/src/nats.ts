@@ -12,6 +12,12 @@ export interface NatsOptions {
   readonly waitOnFirstConnect?: boolean;
 }
 
+/**
+ * Whether each connection made here is up, as its status events tell: a readiness check must not
+ * wait for a round trip it knows cannot happen (nats.js keeps a flush pending until it reconnects).
+ */
+const connectionUp = new WeakMap<NatsConnection, boolean>();
+
 export async function connectNats(options: NatsOptions): Promise<NatsConnection> {
   const nc = await connect({
     servers: options.url,
@@ -26,8 +32,11 @@ export async function connectNats(options: NatsOptions): Promise<NatsConnection>
   });
   const log = options.log.child({ component: 'nats' });
   log.info({ server: nc.getServer() }, 'connected to NATS');
+  connectionUp.set(nc, true);
   void (async () => {
     for await (const status of nc.status()) {
+      if (status.type === 'disconnect') connectionUp.set(nc, false);
+      else if (status.type === 'reconnect') connectionUp.set(nc, true);
       if (status.type === 'disconnect' || status.type === 'error')
         log.warn({ status: status.type }, 'NATS status');
       else if (status.type === 'reconnect') log.info({ status: status.type }, 'NATS reconnected');
@@ -36,10 +45,26 @@ export async function connectNats(options: NatsOptions): Promise<NatsConnection>
   return nc;
 }
 
-/** Ready when the connection is open and the server answers a round trip. */
+/** False while a connection made by connectNats is known to be disconnected (or is closed). */
+export function natsConnected(nc: NatsConnection): boolean {
+  return !nc.isClosed() && connectionUp.get(nc) !== false;
+}
+
+/**
+ * Ready when the connection is open and the server answers a round trip; fails at once while the
+ * connection is known to be down, instead of waiting out the readiness check's timeout.
+ */
 export function natsReadiness(nc: NatsConnection): () => Promise<void> {
   return async () => {
     if (nc.isClosed()) throw new Error('NATS connection closed');
+    if (connectionUp.get(nc) === false) throw new Error('NATS disconnected (reconnecting)');
     await nc.flush();
   };
+}
+
+/** Drains a connection that is up; closes one that is not (a drain would wait for the reconnect). */
+export async function closeNats(nc: NatsConnection): Promise<void> {
+  if (nc.isClosed()) return;
+  if (natsConnected(nc)) await nc.drain();
+  else await nc.close();
 }
