@@ -88,6 +88,29 @@ describe('gateway app', () => {
     }
   });
 
+  test('starts while NATS is unreachable, serves degraded, connects once NATS answers', {
+    timeout: 60_000,
+  }, async () => {
+    const natsServer = await startRestartableNats();
+    await natsServer.stop();
+    const spoolDir = await mkdtemp(join(tmpdir(), 'gw-nats-late-'));
+    const app = gateway({ NATS_URL: natsServer.url, EVENT_SPOOL_DIR: spoolDir });
+    await app.start();
+    const base = `http://127.0.0.1:${app.port}`;
+    try {
+      const res = await fetch(`${base}/readyz`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { degraded?: Record<string, { ok: boolean; error?: string }> };
+      expect(body.degraded?.nats?.error).toMatch(/not connected yet/);
+      await natsServer.start();
+      await waitForDependency(base, 'gateway', 'nats', true, 30_000);
+    } finally {
+      await app.stop();
+      await natsServer.close();
+      await rm(spoolDir, { recursive: true, force: true });
+    }
+  });
+
   test('standalone without Redis or NATS is ready with no dependency checks', async () => {
     const app = gateway({});
     await app.start();

@@ -6,13 +6,12 @@ import { join } from 'node:path';
 import {
   type App,
   Closer,
-  connectNats,
+  connectNatsInBackground,
   createHttpApp,
   createLogger,
   createMetrics,
   type Logger,
   listen,
-  natsReadiness,
   type ReadinessCheck,
 } from '@aigw/runtime';
 import { telemetryEnabled } from '@aigw/telemetry';
@@ -76,21 +75,18 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
     return client;
   }
 
+  /**
+   * NATS connected in the background, as the control plane and the logger connect it
+   * (connectNatsInBackground): nothing to set up here; the event publisher, the change feed and the
+   * alert publisher take the connection once NATS first answers. Stopped before that, they never do.
+   */
   function connectEvents(url: string): Promise<NatsConnection> {
-    let nats: NatsConnection | undefined;
-    const connecting = connectNats({ url, name: instanceId, log, waitOnFirstConnect: true }).then((nc) => {
-      nats = nc;
-      return nc;
-    });
-    closer.add('nats', async () => {
-      if (nats) await nats.drain();
-      else void connecting.then((nc) => nc.close());
-    });
-    degradable.nats = async () => {
-      if (!nats) throw new Error('not connected yet');
-      await natsReadiness(nats)();
-    };
-    return connecting;
+    const background = connectNatsInBackground({ url, name: instanceId, log, setUp: async () => {} });
+    closer.add('nats', () => background.stop());
+    degradable.nats = background.readiness;
+    return background.ready.then((up) =>
+      up && background.connection ? background.connection : new Promise<NatsConnection>(() => {}),
+    );
   }
 
   // Not ready until a snapshot (or the last-known-good file) is loaded; then it serves whatever it

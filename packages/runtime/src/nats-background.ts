@@ -12,7 +12,7 @@ export interface NatsSetUpContext {
   onStop(name: string, stop: () => Promise<void> | void): void;
 }
 
-export interface BackgroundNatsOptions extends Omit<NatsOptions, 'waitOnFirstConnect'> {
+export interface BackgroundNatsOptions extends NatsOptions {
   /**
    * Everything that needs NATS; runs once connected, and again after a failure until it succeeds.
    * It must be safe to run again: what a failed run started stays started (and registered).
@@ -67,7 +67,7 @@ export function connectNatsInBackground(options: BackgroundNatsOptions): Backgro
   const connectUntilAnswered = async (): Promise<NatsConnection | undefined> => {
     for (let attempt = 1; !aborting.signal.aborted; attempt++) {
       try {
-        const connection = await connectNats({ ...options, waitOnFirstConnect: false });
+        const connection = await connectNats(options);
         if (!aborting.signal.aborted) {
           nc = connection;
           return connection;

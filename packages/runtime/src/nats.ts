@@ -8,8 +8,6 @@ export interface NatsOptions {
   /** Client name shown by the server (`app@instance`). */
   readonly name: string;
   readonly log: Logger;
-  /** Keep retrying the first connection instead of failing (for apps that start degraded). */
-  readonly waitOnFirstConnect?: boolean;
 }
 
 /**
@@ -25,7 +23,6 @@ export async function connectNats(options: NatsOptions): Promise<NatsConnection>
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     pingInterval: 10_000,
-    waitOnFirstConnect: options.waitOnFirstConnect ?? false,
     // nats.js otherwise builds an Error (a stack trace) for every request, in case it times out:
     // measurable per published event on the gateway, and the trace adds nothing to our logs.
     noAsyncTraces: true,

@@ -7,12 +7,7 @@ import { createEventPublisher } from './event-publisher.js';
 
 const log = createLogger({ app: 'journal-child', level: 'silent' });
 const env = process.env;
-const nc = await connectNats({
-  url: env.NATS_URL as string,
-  name: 'journal-child',
-  log,
-  waitOnFirstConnect: true,
-});
+const nc = await connectNats({ url: env.NATS_URL as string, name: 'journal-child', log });
 const publisher = createEventPublisher({
   nc,
   subject: env.SUBJECT as string,
