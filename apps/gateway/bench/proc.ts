@@ -115,3 +115,19 @@ export function descendants(root = process.pid): ProcessInfo[] {
   }
   return found;
 }
+
+/**
+ * Until the processes `pids()` names are idle (under 10% of a core for 250 ms), at most `maxMs`;
+ * false when they were still busy then. Before a load step: the logger catching up with the last
+ * step's events, say, must not load this one.
+ */
+export async function settle(pids: () => readonly number[], maxMs = 20_000): Promise<boolean> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline) {
+    const list = pids();
+    const cpu0 = cpuMicrosOf(list);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    if (cpuMicrosOf(list) - cpu0 < 25_000) return true;
+  }
+  return false;
+}

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { REQUESTS_STREAM } from '@aigw/proto';
 import { chatBody, load, type Row, SATURATED_PCT, type StepPids, startBench } from './harness.js';
 import { describePinning, pinning } from './pinning.js';
-import { cpuMicrosOf } from './proc.js';
+import { settle as settleProcesses } from './proc.js';
 import { sequentialLatency } from './sequential-latency.js';
 import { missingBuilds, startStackEnforcement } from './stack-enforcement.js';
 
@@ -99,18 +99,9 @@ const aroundPids = () => [
   ...Object.values(stack.others).flatMap((list) => list()),
 ];
 
-/**
- * Before a step, until the processes around the proxy are idle (under 10% of a core for 250 ms;
- * at most 20 s): the logger catching up with the last step's events must not load this one.
- */
+/** Before a step: until the processes around the proxy are idle (proc.ts settle), at most 20 s. */
 async function settle(maxMs = 20_000): Promise<void> {
-  const deadline = Date.now() + maxMs;
-  while (Date.now() < deadline) {
-    const pids = aroundPids();
-    const cpu0 = cpuMicrosOf(pids);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    if (cpuMicrosOf(pids) - cpu0 < 25_000) return;
-  }
+  if (await settleProcesses(aroundPids, maxMs)) return;
   console.log(
     `(the processes around the proxy were still busy after ${maxMs / 1000} s: the next step starts anyway)`,
   );

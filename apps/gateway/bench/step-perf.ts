@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { load, startBench } from './harness.js';
-import { cpuMicrosOf } from './proc.js';
+import { settle } from './proc.js';
 import { startStackEnforcement } from './stack-enforcement.js';
 
 const MODE = process.env.STEP_PERF ?? 'stat';
@@ -53,19 +53,11 @@ console.log(
   `pids: bare ${targets.bare.pid}, pass ${targets.pass.pid}, full ${targets.full.pid}; perf ${MODE} -> ${DIR}`,
 );
 
-/** As proxy-load.ts: until the processes around the proxy are idle (under 10% of a core for 250 ms). */
-async function settle(): Promise<void> {
-  const pids = [
-    bench.nats.pid,
-    bench.mock.pid,
-    ...Object.values(stack.others).flatMap((list) => list()),
-  ].filter((pid): pid is number => pid !== undefined);
-  for (let i = 0; i < 80; i++) {
-    const cpu0 = cpuMicrosOf(pids);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    if (cpuMicrosOf(pids) - cpu0 < 25_000) return;
-  }
-}
+/** The processes around the proxy, for proc.ts settle (as proxy-load.ts). */
+const aroundPids = () =>
+  [bench.nats.pid, bench.mock.pid, ...Object.values(stack.others).flatMap((list) => list())].filter(
+    (pid): pid is number => pid !== undefined,
+  );
 
 function perfArgs(pid: number, file: string): string[] {
   return MODE === 'stat'
@@ -88,7 +80,7 @@ function perRequest(file: string, requests: number): string {
 async function step(name: Name, round: number, attach: boolean): Promise<void> {
   const target = targets[name];
   if (target.pid === undefined) throw new Error(`${name}: no pid`);
-  await settle();
+  await settle(aroundPids);
   const file = `${DIR}/${name}-${round}.${MODE === 'stat' ? 'stat' : 'data'}`;
   const perf = attach ? spawn('perf', perfArgs(target.pid, file), { stdio: 'ignore' }) : undefined;
   if (perf) await new Promise((resolve) => setTimeout(resolve, 300));
