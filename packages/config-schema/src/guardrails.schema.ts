@@ -129,13 +129,8 @@ export type GuardrailCheck =
 /** Every check id a guardrail accepts, for messages. */
 export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
 
-/** A feedback score an outcome action records on the request's trace (the feedback family's range). */
-export interface GuardrailFeedback {
-  /** An integer from -10 to 10. */
-  readonly value: number;
-  /** From 0 to 1 (default 1). */
-  readonly weight: number;
-}
+/** A feedback score an outcome action records on the request's trace (guardrailFeedback below). */
+export type GuardrailFeedback = Readonly<z.output<typeof guardrailFeedback>>;
 
 /** What a guardrail does on one outcome (`on_fail`, `on_success`) besides passing or denying. */
 export interface GuardrailAction {
@@ -159,9 +154,11 @@ export type Guardrail =
       readonly on_success?: GuardrailAction;
     };
 
-/** The same rule as a saved guardrail's `actions.on_fail.feedback` (the control plane's). */
+/** The feedback family's range, for inline and saved guardrails alike (the control plane uses it). */
 export const guardrailFeedback = z.strictObject({
+  /** An integer from -10 to 10. */
   value: z.int().min(-10).max(10),
+  /** From 0 to 1 (default 1). */
   weight: z.number().min(0).max(1).default(1),
 });
 
