@@ -12,7 +12,7 @@ import {
 } from '@aigw/control-plane';
 import { createApp as createGateway, type GatewayApp, loadGatewayConfig } from '@aigw/gateway';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import { test as base, type NatsFixture, type PgFixture } from '@aigw/testkit';
+import { test as base, type NatsFixture, type PgFixture, waitReady } from '@aigw/testkit';
 import { freePort, type LocalServiceHandle, startLocalRedis } from '@aigw/testkit/services';
 import { AdminClient } from './enforcement-client.test-support.js';
 
@@ -36,22 +36,6 @@ export interface EnforcementStack {
   /** SIGKILLs the gateways' Redis (no goodbye on the sockets). */
   killRedis(): Promise<void>;
   close(): Promise<void>;
-}
-
-async function waitReady(base: string, boundMs = 30_000): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) });
-      last = `${res.status} ${await res.text()}`;
-      if (res.status === 200) return;
-    } catch (err) {
-      last = String(err);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`${base} not ready: ${last}`);
 }
 
 export async function startEnforcementStack(fixtures: {

@@ -13,7 +13,7 @@ import {
 import { createApp as createGateway, type GatewayApp, loadGatewayConfig } from '@aigw/gateway';
 import { createApp as createLogger, type LoggerApp, loadLoggerConfig } from '@aigw/logger';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import { test as base, type NatsFixture, type PgFixture } from '@aigw/testkit';
+import { test as base, type NatsFixture, type PgFixture, waitReady } from '@aigw/testkit';
 import { AdminClient, pollUntil, type Reply } from './enforcement-client.test-support.js';
 import { createTenant, PROVIDER_SECRET, type Tenant } from './enforcement-stack.test-support.js';
 
@@ -96,6 +96,8 @@ export async function startLogsStack(
     }),
   );
   await gateway.start();
+  // Ready once it holds the control plane's snapshot: before that it answers 503 to every call.
+  await waitReady(`http://127.0.0.1:${gateway.port}`);
   return {
     admin: new AdminClient(() => controlPlaneBase, adminKey),
     logger,

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp as createGateway, type GatewayApp, loadGatewayConfig } from '@aigw/gateway';
 import { createMockProvider, type MockProvider } from '@aigw/mock-provider';
-import { test as base } from '@aigw/testkit';
+import { test as base, waitReady } from '@aigw/testkit';
 import { PROVIDER_SECRET, type Tenant } from './enforcement-stack.test-support.js';
 import { createTenant, type LogsStack, startLogsStack } from './logs-stack.test-support.js';
 
@@ -39,6 +39,7 @@ async function secondGateway(stack: LogsStack, natsPrefix: string): Promise<Gate
     }),
   );
   await gateway.start();
+  await waitReady(`http://127.0.0.1:${gateway.port}`);
   return gateway;
 }
 

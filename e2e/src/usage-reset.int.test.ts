@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp as createGateway, type GatewayApp, loadGatewayConfig } from '@aigw/gateway';
-import { test } from '@aigw/testkit';
+import { test, waitReady } from '@aigw/testkit';
 import { type LocalServiceHandle, startLocalRedis } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
 import { chat } from './enforcement-client.test-support.js';
@@ -42,6 +42,7 @@ describe('usage reset end to end', () => {
         }),
       );
       await second.start();
+      await waitReady(`http://127.0.0.1:${second.port}`);
       const gateways = [stack.gatewayBase, `http://127.0.0.1:${second.port}`];
 
       const tenant = await createTenant(admin, stack.mock, 'Reset e2e');

@@ -14,3 +14,4 @@ export { createTestDatabase, type TestDatabase } from './pg-database.js';
 export type { TestkitContext } from './provided-context.js';
 export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from './redis-namespace.js';
 export { waitFor } from './wait-for.js';
+export { waitReady } from './wait-ready.js';
