@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { Actor, ActorType, GuardrailStage, type RequestEvent } from '@aigw/proto';
 import type { Insertable, Kysely } from 'kysely';
+import { feedbackValueInRange, feedbackWeightInRange } from '../db/feedback-range.js';
 import type { FeedbackTable, LogsDatabase, RequestLogsTable } from '../db/schema.js';
 
 /** A log row as request-row.ts builds it (named here, not imported: request-row.ts calls this module). */
@@ -38,7 +39,7 @@ export function guardrailFeedbackId(eventId: string, index: number): string {
 
 /** The range the feedback table (and the feedback API) accepts: anything else is not stored. */
 function storable(value: number, weight: number): boolean {
-  return Number.isInteger(value) && value >= -10 && value <= 10 && weight >= 0 && weight <= 1;
+  return feedbackValueInRange(value) && feedbackWeightInRange(weight);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type UpdateFeedbackRequest,
 } from '@aigw/proto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { feedbackValueInRange, feedbackWeightInRange } from '../db/feedback-range.js';
 import type { FeedbackTable, LogsDatabase } from '../db/schema.js';
 import { canSeeWorkspace, requireCaller, scopeConditions } from './caller-scope.js';
 import { alreadyExists, invalidArgument, notFound } from './query-error.js';
@@ -22,13 +23,11 @@ const MAX_METADATA_KEYS = 64;
 const MAX_METADATA_BYTES = 16 * 1024;
 
 function checkValue(value: number): void {
-  if (!Number.isInteger(value) || value < -10 || value > 10)
-    throw invalidArgument('value must be an integer from -10 to 10');
+  if (!feedbackValueInRange(value)) throw invalidArgument('value must be an integer from -10 to 10');
 }
 
 function checkWeight(weight: number): void {
-  if (!Number.isFinite(weight) || weight < 0 || weight > 1)
-    throw invalidArgument('weight must be from 0 to 1');
+  if (!feedbackWeightInRange(weight)) throw invalidArgument('weight must be from 0 to 1');
 }
 
 function checkMetadata(metadata: Record<string, string>): string {
