@@ -66,7 +66,9 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
               )}
             </td>
             <td data-testid="virtual-key-mappings">
-              {v.secret_mappings.length ? (
+              {v.integration_id ? (
+                <span class="muted">from its integration</span>
+              ) : v.secret_mappings.length ? (
                 v.secret_mappings.map((m) => (
                   <div key={m.field}>
                     <code>{m.field}</code>

@@ -36,7 +36,7 @@ export function SecretMappingsFields(props: {
       <legend>Secret mappings</legend>
       {props.readOnlyReason !== undefined ? (
         <>
-          <MappingList rows={rows} references={references} />
+          {rows.length ? <MappingList rows={rows} references={references} /> : null}
           <p class="muted" data-testid="secret-mappings-read-only">
             {props.readOnlyReason}
           </p>
@@ -52,7 +52,7 @@ export function SecretMappingsFields(props: {
             <p class="muted">This provider type has no field a reference can fill.</p>
           ) : null}
           {rows.map((row, index) => (
-            <div key={index} class="inline-group limit-row" data-testid={`secret-mapping-${index + 1}`}>
+            <div key={index} class="grid" data-testid={`secret-mapping-${index + 1}`}>
               <select
                 aria-label={`mapping ${index + 1} field`}
                 value={row.field}
@@ -127,7 +127,6 @@ export function SecretMappingsFields(props: {
 }
 
 function MappingList(props: { rows: readonly MappingRow[]; references: References }) {
-  if (props.rows.length === 0) return <p class="muted">None.</p>;
   return (
     <ul>
       {props.rows.map((row) => (
