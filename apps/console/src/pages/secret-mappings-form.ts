@@ -3,7 +3,10 @@
 // form edits, their check before sending, and whether `secret_mappings` is sent at all (only when
 // the rows differ from the stored mappings: on PUT a list replaces them, `[]` stops mapping).
 
-import type { CredentialField } from './integrations-form.js';
+/** A credential field (integrations-form.ts's CredentialField, which this module does not import). */
+interface Named {
+  readonly name: string;
+}
 
 /** The credential fields the API maps (one secret string each; custom headers and key files are not). */
 export const MAPPABLE_FIELDS = [
@@ -20,7 +23,7 @@ export function isMappable(name: string): name is MappableField {
 }
 
 /** The fields of a credential shape a reference may fill, in the shape's order. */
-export function mappableFields(fields: readonly CredentialField[]): CredentialField[] {
+export function mappableFields<F extends Named>(fields: readonly F[]): F[] {
   return fields.filter((f) => isMappable(f.name));
 }
 
@@ -44,16 +47,13 @@ export function mappingRows(stored: readonly StoredMapping[]): MappingRow[] {
 }
 
 /** A new row for the first field of `fields` not mapped yet; undefined when all are. */
-export function newMappingRow(
-  rows: readonly MappingRow[],
-  fields: readonly CredentialField[],
-): MappingRow | undefined {
+export function newMappingRow(rows: readonly MappingRow[], fields: readonly Named[]): MappingRow | undefined {
   const free = fields.find((f) => !rows.some((r) => r.field === f.name));
   return free ? { field: free.name, reference: '', key: '' } : undefined;
 }
 
 /** The rows whose field is one of `fields` (the others belong to a credential shape left behind). */
-export function rowsFor(rows: readonly MappingRow[], fields: readonly CredentialField[]): MappingRow[] {
+export function rowsFor(rows: readonly MappingRow[], fields: readonly Named[]): MappingRow[] {
   return rows.filter((r) => fields.some((f) => f.name === r.field));
 }
 
