@@ -7,6 +7,8 @@ describe('form errors', () => {
     expect(paramBelongsTo('body.scopes', 'body.scopes')).toBe(true);
     expect(paramBelongsTo('body.scopes.3', 'body.scopes')).toBe(true);
     expect(paramBelongsTo('body.scopes_extra', 'body.scopes')).toBe(false);
+    expect(paramBelongsTo('body.secret_mappings[0].secret_reference_id', 'body.secret_mappings')).toBe(true);
+    expect(paramBelongsTo('body.secret_mappings_x[0]', 'body.secret_mappings')).toBe(false);
     expect(paramBelongsTo(null, 'body.scopes')).toBe(false);
   });
 

@@ -1,3 +1,6 @@
+// The create / edit dialog of an integration: type, credentials (typed, or read from secret
+// references through the Secret mappings section), options, models and workspace access. Logic in
+// integrations-form.ts and secret-mappings-form.ts.
 import { AI_PROVIDERS, type AiProvider } from '../api/catalogue.js';
 import { type ApiPaths, unwrap } from '../api/client.js';
 import { FormDialog, usePatchState, useSubmit } from '../components/dialog-form.js';
@@ -6,6 +9,7 @@ import { errorFor } from '../components/form-errors.js';
 import { ActiveSwitch, TextField } from '../components/text-field.js';
 import { useConsole } from '../context.js';
 import {
+  chosenShape,
   createBody,
   credentialShapes,
   editForm,
@@ -13,10 +17,13 @@ import {
   type IntegrationForm,
   maskedEntries,
   optionFields,
+  shapeMappings,
   updateBody,
   workspaceChanges,
 } from './integrations-form.js';
 import { WorkspaceAccess } from './integrations-workspaces.js';
+import { SecretMappingsFields, useReferences } from './secret-mappings-fields.js';
+import { mappableFields, mappingProblem, referenceLabel, rowsFor } from './secret-mappings-form.js';
 
 export type Integration =
   ApiPaths['/integrations/{integrationId}']['get']['responses']['200']['content']['application/json'];
@@ -26,6 +33,7 @@ const PLACED = [
   'body.slug',
   'body.ai_provider',
   'body.credentials',
+  'body.secret_mappings',
   'body.options',
   'body.workspaces',
   'body.allowed_models',
@@ -43,7 +51,10 @@ export function IntegrationDialog(props: {
     existing ? editForm(existing.integration, existing.workspaces) : emptyIntegrationForm(),
   );
 
+  const references = useReferences();
   const submitting = useSubmit(async () => {
+    const problem = mappingProblem(shapeMappings(form));
+    if (problem) throw new Error(problem);
     if (!existing) {
       unwrap(await api.POST('/integrations', { body: createBody(form) as never }));
     } else {
@@ -70,7 +81,9 @@ export function IntegrationDialog(props: {
   const { error } = submitting;
 
   const shapes = credentialShapes(form.type);
-  const shape = shapes[form.shape] ?? shapes[0];
+  const shape = chosenShape(form);
+  const mappingFields = mappableFields(shape.fields);
+  const mapped = shapeMappings(form);
   const masked = existing ? maskedEntries(existing.integration.credentials) : [];
   return (
     <FormDialog
@@ -93,6 +106,7 @@ export function IntegrationDialog(props: {
                 type: (e.target as HTMLSelectElement).value as AiProvider,
                 shape: 0,
                 credentials: {},
+                mappings: [],
                 options: {},
               })
             }
@@ -149,7 +163,8 @@ export function IntegrationDialog(props: {
                   </span>
                 ))
               : 'none'}
-            . Leave the fields empty to keep them; anything typed replaces them all.
+            . Leave the fields empty to keep them; anything typed replaces them all (mapped fields are read
+            from their references).
           </p>
         ) : null}
         {shapes.length > 1 ? (
@@ -157,7 +172,11 @@ export function IntegrationDialog(props: {
             Kind of credentials
             <select
               value={String(form.shape)}
-              onChange={(e) => set({ shape: Number((e.target as HTMLSelectElement).value), credentials: {} })}
+              onChange={(e) => {
+                const next = Number((e.target as HTMLSelectElement).value);
+                const fields = mappableFields(credentialShapes(form.type)[next]?.fields ?? []);
+                set({ shape: next, credentials: {}, mappings: rowsFor(form.mappings, fields) });
+              }}
             >
               {shapes.map((s, i) => (
                 <option key={s.label} value={String(i)}>
@@ -167,34 +186,56 @@ export function IntegrationDialog(props: {
             </select>
           </label>
         ) : null}
-        {shape?.fields.map((field) => (
-          <label key={field.name}>
-            {field.label}
-            {field.optional ? <small class="muted"> (optional)</small> : null}
-            <input
-              type="password"
-              name={`credentials.${field.name}`}
-              autocomplete="new-password"
-              spellcheck={false}
-              value={form.credentials[field.name] ?? ''}
-              onInput={(e) =>
-                set({
-                  credentials: { ...form.credentials, [field.name]: (e.target as HTMLInputElement).value },
-                })
-              }
-              {...invalidProps(error, `body.credentials.${field.name}`, `credential-${field.name}-error`)}
-            />
-            <FieldError
-              error={error}
-              field={`body.credentials.${field.name}`}
-              id={`credential-${field.name}-error`}
-            />
-          </label>
-        ))}
-        {!shape?.fields.some((f) => errorFor(error, `body.credentials.${f.name}`) !== undefined) ? (
+        {shape.fields.map((field) => {
+          const mapping = mapped.find((m) => m.field === field.name);
+          return (
+            <label key={field.name}>
+              {field.label}
+              {field.optional ? <small class="muted"> (optional)</small> : null}
+              <input
+                type="password"
+                name={`credentials.${field.name}`}
+                autocomplete="new-password"
+                spellcheck={false}
+                value={mapping ? '' : (form.credentials[field.name] ?? '')}
+                disabled={mapping !== undefined}
+                placeholder={
+                  mapping
+                    ? `from secret reference ${referenceLabel(mapping.reference, references.listed)}`
+                    : undefined
+                }
+                onInput={(e) =>
+                  set({
+                    credentials: { ...form.credentials, [field.name]: (e.target as HTMLInputElement).value },
+                  })
+                }
+                {...invalidProps(error, `body.credentials.${field.name}`, `credential-${field.name}-error`)}
+              />
+              {mapping ? (
+                <small class="muted" data-testid={`credential-${field.name}-mapped`}>
+                  Comes from the secret reference {referenceLabel(mapping.reference, references.listed)} (see
+                  Secret mappings).
+                </small>
+              ) : null}
+              <FieldError
+                error={error}
+                field={`body.credentials.${field.name}`}
+                id={`credential-${field.name}-error`}
+              />
+            </label>
+          );
+        })}
+        {!shape.fields.some((f) => errorFor(error, `body.credentials.${f.name}`) !== undefined) ? (
           <FieldError error={error} field="body.credentials" id="credentials-error" />
         ) : null}
       </fieldset>
+      <SecretMappingsFields
+        rows={mapped}
+        fields={mappingFields}
+        onChange={(mappings) => set({ mappings })}
+        error={error}
+        references={references}
+      />
       <fieldset>
         <legend>Options</legend>
         {optionFields(form.type).map((field) => (

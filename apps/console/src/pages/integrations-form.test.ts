@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   createBody,
   credentialShapes,
+  credentialsBody,
   editForm,
   emptyIntegrationForm,
   type IntegrationLike,
+  inferShape,
   maskedEntries,
   optionFields,
   updateBody,
@@ -61,6 +63,8 @@ describe('integration form', () => {
     options: { custom_host: 'http://mock/v1' },
     allow_all_workspaces: false,
     allowed_models: [],
+    credentials: { api_key: '****wxyz' },
+    secret_mappings: [],
   };
 
   it('an untouched edit sends nothing, and never the masked credentials', () => {
@@ -95,5 +99,65 @@ describe('integration form', () => {
       ['custom_headers.x-org', '****ab12'],
     ]);
     expect(maskedEntries(null)).toEqual([]);
+  });
+
+  it('creates with secret mappings; a mapped field is not sent as a typed credential', () => {
+    const body = createBody({
+      ...emptyIntegrationForm(),
+      name: 'Vault OpenAI',
+      credentials: { api_key: 'typed before mapping' },
+      mappings: [{ field: 'api_key', reference: 'team-openai', key: 'api_key' }],
+    });
+    expect(body.credentials).toBeUndefined();
+    expect(body.secret_mappings).toEqual([
+      { field: 'api_key', secret_reference_id: 'team-openai', key: 'api_key' },
+    ]);
+    // Entra ID: the ids are typed, the client secret comes from the reference.
+    const entra = {
+      ...emptyIntegrationForm(),
+      type: 'azure-openai' as const,
+      shape: 1,
+      credentials: { client_id: 'c', tenant_id: 't', client_secret: 'typed' },
+      mappings: [
+        { field: 'client_secret', reference: 'azure-secret', key: '' },
+        // A row of the API-key shape left behind is not sent.
+        { field: 'api_key', reference: 'team-openai', key: '' },
+      ],
+    };
+    expect(credentialsBody(entra)).toEqual({ client_id: 'c', tenant_id: 't' });
+    expect(createBody(entra).secret_mappings).toEqual([
+      { field: 'client_secret', secret_reference_id: 'azure-secret' },
+    ]);
+  });
+
+  it('an edit starts from the stored mappings and shape, and sends the mappings only when changed', () => {
+    const ref = '5b0e7d1c-8a4f-4c2e-9d61-3f0a2b7c9e10';
+    const mapped: IntegrationLike = {
+      ...before,
+      ai_provider: 'azure-openai',
+      options: {},
+      credentials: { client_id: '****', client_secret: '****abcd', tenant_id: '****' },
+      secret_mappings: [{ field: 'client_secret', secret_reference_id: ref, key: null }],
+    };
+    const form = editForm(mapped, []);
+    expect(form.shape).toBe(1);
+    expect(form.mappings).toEqual([{ field: 'client_secret', reference: ref, key: '' }]);
+    expect(updateBody(mapped, form)).toEqual({});
+    expect(updateBody(mapped, { ...form, mappings: [] })).toEqual({ secret_mappings: [] });
+    expect(
+      updateBody(before, {
+        ...editForm(before, []),
+        mappings: [{ field: 'api_key', reference: ref, key: 'k' }],
+      }),
+    ).toEqual({
+      secret_mappings: [{ field: 'api_key', secret_reference_id: ref, key: 'k' }],
+    });
+  });
+
+  it('infers the credential shape from stored names, the usual one when none matches', () => {
+    expect(inferShape('bedrock', ['api_key'])).toBe(1);
+    expect(inferShape('bedrock', ['aws_access_key_id', 'aws_secret_access_key'])).toBe(0);
+    expect(inferShape('openai', [])).toBe(0);
+    expect(inferShape('openai-compatible', ['custom_headers'])).toBe(0);
   });
 });

@@ -1,9 +1,20 @@
 // The integrations page's pure logic: the credential shapes and options each provider type takes
 // (docs/admin-api/integrations.md), and the create / update requests from the form. Credentials
-// are write-only: the form starts empty, and an update sends them only when some were typed. The
-// provider types themselves are generated from the control plane's list (api/catalogue.ts).
+// are write-only: the form starts empty, and an update sends them only when some were typed. Fields
+// filled from secret references (secret-mappings-form.ts) are never typed. The provider types
+// themselves are generated from the control plane's list (api/catalogue.ts).
 
 import type { AiProvider } from '../api/catalogue.js';
+import {
+  changedMappings,
+  type MappingRow,
+  mappableFields,
+  mappedFieldNames,
+  mappingRows,
+  mappingsBody,
+  rowsFor,
+  type StoredMapping,
+} from './secret-mappings-form.js';
 
 export interface CredentialField {
   readonly name: string;
@@ -63,6 +74,28 @@ export function credentialShapes(type: AiProvider): readonly CredentialShape[] {
   }
 }
 
+/**
+ * The shape stored credentials (or mappings) are of: the first whose required fields include one of
+ * the names given; 0 (the usual shape) when none does.
+ */
+export function inferShape(type: AiProvider, names: readonly string[]): number {
+  const index = credentialShapes(type).findIndex((shape) =>
+    shape.fields.some((f) => !f.optional && names.includes(f.name)),
+  );
+  return Math.max(index, 0);
+}
+
+/** The chosen credential shape of the form. */
+export function chosenShape(form: Pick<IntegrationForm, 'type' | 'shape'>): CredentialShape {
+  const shapes = credentialShapes(form.type);
+  return shapes[form.shape] ?? shapes[0] ?? API_KEY;
+}
+
+/** The mapping rows of the chosen shape (rows of a shape left behind are not sent). */
+export function shapeMappings(form: IntegrationForm): MappingRow[] {
+  return rowsFor(form.mappings, mappableFields(chosenShape(form).fields));
+}
+
 export interface OptionField {
   readonly name: string;
   readonly label: string;
@@ -106,6 +139,8 @@ export interface IntegrationForm {
   readonly shape: number;
   /** Typed credential values by field name; never filled from the API. */
   readonly credentials: Readonly<Record<string, string>>;
+  /** Credential fields read from secret references instead. */
+  readonly mappings: readonly MappingRow[];
   readonly options: Readonly<Record<string, string>>;
   readonly allowAll: boolean;
   /** Workspace ids given access. */
@@ -125,6 +160,7 @@ export function emptyIntegrationForm(): IntegrationForm {
     description: '',
     shape: 0,
     credentials: {},
+    mappings: [],
     options: {},
     allowAll: false,
     workspaces: [],
@@ -142,12 +178,12 @@ export function parseModels(text: string): string[] {
     .filter((m) => m !== '');
 }
 
-/** The typed credentials of the chosen shape, or undefined when none was typed. */
+/** The typed credentials of the chosen shape, or undefined when none was typed; mapped fields are left out. */
 export function credentialsBody(form: IntegrationForm): Record<string, string> | undefined {
-  const shape = credentialShapes(form.type)[form.shape] ?? credentialShapes(form.type)[0];
+  const mapped = mappedFieldNames(shapeMappings(form));
   const out: Record<string, string> = {};
-  for (const field of shape?.fields ?? []) {
-    const value = form.credentials[field.name] ?? '';
+  for (const field of chosenShape(form).fields) {
+    const value = mapped.has(field.name) ? '' : (form.credentials[field.name] ?? '');
     if (value !== '') out[field.name] = value;
   }
   return Object.keys(out).length > 0 ? out : undefined;
@@ -166,12 +202,14 @@ export function createBody(form: IntegrationForm): Record<string, unknown> {
   const credentials = credentialsBody(form);
   const options = optionsBody(form);
   const models = parseModels(form.allowedModels);
+  const mappings = mappingsBody(shapeMappings(form));
   return {
     name: form.name,
     ai_provider: form.type,
     ...(form.slug.trim() ? { slug: form.slug.trim() } : {}),
     ...(form.description.trim() ? { description: form.description } : {}),
     ...(credentials ? { credentials } : {}),
+    ...(mappings.length ? { secret_mappings: mappings } : {}),
     ...(Object.keys(options).length ? { options } : {}),
     allow_all_workspaces: form.allowAll,
     workspaces: form.workspaces.map((id) => ({ id })),
@@ -190,9 +228,12 @@ export interface IntegrationLike {
   readonly options: Readonly<Record<string, unknown>>;
   readonly allow_all_workspaces: boolean;
   readonly allowed_models: readonly string[];
+  /** Masked, as the API returns them: their names tell the shape. */
+  readonly credentials: Readonly<Record<string, unknown>> | null;
+  readonly secret_mappings: readonly StoredMapping[];
 }
 
-/** The edit form of an existing integration: its settings, and empty credentials. */
+/** The edit form of an existing integration: its settings and mappings, and empty credentials. */
 export function editForm(
   integration: IntegrationLike,
   enabledWorkspaces: readonly string[],
@@ -203,6 +244,11 @@ export function editForm(
   return {
     ...emptyIntegrationForm(),
     type: integration.ai_provider,
+    shape: inferShape(integration.ai_provider, [
+      ...Object.keys(integration.credentials ?? {}),
+      ...integration.secret_mappings.map((m) => m.field),
+    ]),
+    mappings: mappingRows(integration.secret_mappings),
     name: integration.name,
     slug: integration.slug,
     description: integration.description,
@@ -214,7 +260,10 @@ export function editForm(
   };
 }
 
-/** PUT /integrations/{id} body: what changed; credentials only when typed (they replace the old). */
+/**
+ * PUT /integrations/{id} body: what changed; credentials only when typed (they replace the old, the
+ * mapped fields then filled from their references); `secret_mappings` only when the rows changed.
+ */
 export function updateBody(before: IntegrationLike, form: IntegrationForm): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (form.name !== before.name) body.name = form.name;
@@ -223,6 +272,8 @@ export function updateBody(before: IntegrationLike, form: IntegrationForm): Reco
   if (form.status !== before.status) body.status = form.status;
   const credentials = credentialsBody(form);
   if (credentials) body.credentials = credentials;
+  const mappings = changedMappings(before.secret_mappings, shapeMappings(form));
+  if (mappings) body.secret_mappings = mappings;
   const options = optionsBody(form);
   // Options the form does not edit (azure deployments) are kept as they were.
   const kept = Object.fromEntries(

@@ -1,5 +1,6 @@
 // Virtual keys (the legacy API): the same records as providers seen through the old shape
-// (GET /virtual-keys), with the key masked as the API returns it; delete removes the provider too.
+// (GET /virtual-keys), with the key masked as the API returns it and the fields taken from secret
+// references; edit (virtual-keys-dialog.tsx) and delete, which removes the provider too.
 import { useState } from 'preact/hooks';
 import { unwrap } from '../api/client.js';
 import { can } from '../api/me.js';
@@ -11,6 +12,7 @@ import { pageQuery } from '../components/paged-filters.js';
 import { useApi } from '../components/use-api.js';
 import type { WorkspaceName } from '../components/workspace-names.js';
 import { useConsole } from '../context.js';
+import { type VirtualKey, VirtualKeyDialog } from './virtual-keys-dialog.js';
 
 const PAGE_SIZE = 25;
 
@@ -18,6 +20,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
   const { api, me } = useConsole();
   const [page, setPage] = useState(0);
   const [deleting, setDeleting] = useState<{ id: string; name: string } | undefined>();
+  const [editing, setEditing] = useState<VirtualKey | undefined>();
   const list = useApi(
     async () =>
       unwrap(
@@ -39,7 +42,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
       </p>
       <ListTable
         testId="virtual-keys-table"
-        columns={['Name', 'Slug', 'Provider', 'Workspace', 'Key', 'Status', 'Created']}
+        columns={['Name', 'Slug', 'Provider', 'Workspace', 'Key', 'Secret mappings', 'Status', 'Created']}
         hiddenColumn="Actions"
         loading={list.loading}
         error={list.error}
@@ -48,7 +51,7 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
         pager={<ListPager page={page} pageSize={PAGE_SIZE} total={list.data?.total} onPage={setPage} />}
       >
         {rows.map((v) => (
-          <tr key={v.id}>
+          <tr key={v.id} data-testid={`virtual-key-${v.slug}`}>
             <td>{v.name}</td>
             <td>
               <code>{v.slug}</code>
@@ -62,9 +65,31 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
                 <span class="muted">{v.integration_id ? 'from its integration' : 'none'}</span>
               )}
             </td>
+            <td data-testid="virtual-key-mappings">
+              {v.integration_id ? (
+                <span class="muted">from its integration</span>
+              ) : v.secret_mappings.length ? (
+                v.secret_mappings.map((m) => (
+                  <div key={m.field}>
+                    <code>{m.field}</code>
+                    {m.key ? (
+                      <>
+                        {' '}
+                        (key <code>{m.key}</code>)
+                      </>
+                    ) : null}
+                  </div>
+                ))
+              ) : (
+                <span class="muted">none</span>
+              )}
+              {v.secrets?.error ? <div class="field-error">{v.secrets.error}</div> : null}
+            </td>
             <td>{v.status}</td>
             <td>{formatTime(v.created_at)}</td>
             <RowActions
+              name={v.name}
+              onEdit={can(me, 'virtual_keys.update') ? () => setEditing(v) : undefined}
               onDelete={
                 can(me, 'virtual_keys.delete') ? () => setDeleting({ id: v.id, name: v.name }) : undefined
               }
@@ -72,6 +97,15 @@ export function VirtualKeysList(props: { workspace: string; workspaceName: Works
           </tr>
         ))}
       </ListTable>
+      {editing ? (
+        <VirtualKeyDialog
+          existing={editing}
+          onClose={(changed) => {
+            setEditing(undefined);
+            if (changed) list.reload();
+          }}
+        />
+      ) : null}
       {deleting ? (
         <ConfirmDialog
           title={`Delete virtual key "${deleting.name}"?`}
