@@ -1,14 +1,15 @@
 // What the console knows of the admin API, generated from the control plane's code so it cannot
 // drift: apps/console/src/api/schema.d.ts (openapi-typescript, from the OpenAPI document built from
 // the route definitions and served at /v1/openapi.json) and apps/console/src/api/catalogue.ts (the
-// scopes a workspace key may hold and the provider types an integration may have, which the document
-// does not list as such). `pnpm docs:api` writes both;
+// scopes a workspace key may hold, the provider types an integration may have and the credential
+// fields a secret reference may fill, which the document does not list as such). `pnpm docs:api` writes both;
 // e2e/src/api-docs.test.ts (in `pnpm test`) fails when a committed file differs.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { WORKSPACE_SCOPES } from '../apps/control-plane/src/auth/scopes.ts';
 import { buildOpenApi } from '../apps/control-plane/src/http/openapi.ts';
+import { MAPPABLE_FIELDS } from '../apps/control-plane/src/integrations/integrations.schema.ts';
 import { AI_PROVIDERS } from '../apps/control-plane/src/integrations/provider-types.ts';
 import { routes } from '../apps/control-plane/src/routes.ts';
 
@@ -34,6 +35,10 @@ export async function generatedApiFiles(): Promise<GeneratedFile[]> {
     '/** The provider types an integration or virtual key may have (apps/control-plane/src/integrations/provider-types.ts). */',
     `export const AI_PROVIDERS = ${list(AI_PROVIDERS)} as const;`,
     'export type AiProvider = (typeof AI_PROVIDERS)[number];',
+    '',
+    '/** The credential fields a secret reference may fill (apps/control-plane/src/integrations/integrations.schema.ts). */',
+    `export const MAPPABLE_FIELDS = ${list(MAPPABLE_FIELDS)} as const;`,
+    'export type MappableField = (typeof MAPPABLE_FIELDS)[number];',
     '',
   ].join('\n');
   return [

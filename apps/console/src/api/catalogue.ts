@@ -105,3 +105,13 @@ export const AI_PROVIDERS = [
   'openai-compatible'
 ] as const;
 export type AiProvider = (typeof AI_PROVIDERS)[number];
+
+/** The credential fields a secret reference may fill (apps/control-plane/src/integrations/integrations.schema.ts). */
+export const MAPPABLE_FIELDS = [
+  'api_key',
+  'client_secret',
+  'aws_access_key_id',
+  'aws_secret_access_key',
+  'aws_session_token'
+] as const;
+export type MappableField = (typeof MAPPABLE_FIELDS)[number];

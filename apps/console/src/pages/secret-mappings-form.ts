@@ -2,21 +2,13 @@
 // (docs/admin-api/secret-references.md): which credential fields a reference may fill, the rows the
 // form edits, their check before sending, and whether `secret_mappings` is sent at all (only when
 // the rows differ from the stored mappings: on PUT a list replaces them, `[]` stops mapping).
+// The fields a reference may fill (MAPPABLE_FIELDS) come generated from the control plane's list.
+import { MAPPABLE_FIELDS, type MappableField } from '../api/catalogue.js';
 
 /** A credential field (integrations-form.ts's CredentialField, which this module does not import). */
 interface Named {
   readonly name: string;
 }
-
-/** The credential fields the API maps (one secret string each; custom headers and key files are not). */
-export const MAPPABLE_FIELDS = [
-  'api_key',
-  'client_secret',
-  'aws_access_key_id',
-  'aws_secret_access_key',
-  'aws_session_token',
-] as const;
-export type MappableField = (typeof MAPPABLE_FIELDS)[number];
 
 export function isMappable(name: string): name is MappableField {
   return (MAPPABLE_FIELDS as readonly string[]).includes(name);
