@@ -5,31 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
-import { chatUntilServed, createTenant, type LogsStack } from './logs-stack.test-support.js';
+import {
+  consoleTest,
+  expectNoProblems,
+  gatewayStatus,
+  openConsole,
+  screenshot,
+  signIn,
+} from './console.test-support.js';
+import { chatUntilServed, createTenant } from './logs-stack.test-support.js';
 
 const test = consoleTest;
-
-/** A plain chat completion through the gateway with a tenant's key (the key has synced already). */
-async function chat(stack: LogsStack, provider: string, key: string): Promise<number> {
-  const res = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-api-key': key,
-      'x-service-provider': provider,
-      'x-service-trace-id': `analytics-${randomUUID()}`,
-    },
-    body: JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 3,
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
 
 const digits = (text: string | null) => Number((text ?? '').replace(/[^0-9]/g, ''));
 
@@ -73,7 +59,8 @@ describe('the analytics page', () => {
 
     const N = 4;
     await chatUntilServed(stack, tenant, key.key, `analytics-${randomUUID()}`);
-    for (let i = 1; i < N; i++) expect(await chat(stack, tenant.provider, key.key)).toBe(200);
+    for (let i = 1; i < N; i++)
+      expect(await gatewayStatus(stack, key.key, tenant.provider, `analytics-${randomUUID()}`)).toBe(200);
 
     // The logger stores requests about a second after they are served: refresh until they count.
     await expect
@@ -134,7 +121,7 @@ describe('the analytics page', () => {
       scopes: ['completions.write'],
     });
     await chatUntilServed(stack, mine, viewer.key, `mine-${randomUUID()}`);
-    expect(await chat(stack, mine.provider, viewer.key)).toBe(200);
+    expect(await gatewayStatus(stack, viewer.key, mine.provider, `analytics-${randomUUID()}`)).toBe(200);
     for (let i = 0; i < 3; i++) await chatUntilServed(stack, other, stranger.key, `other-${randomUUID()}`);
     // Every request is stored before the page looks (else "2" could be seen before the others land).
     await expect

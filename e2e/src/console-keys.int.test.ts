@@ -5,31 +5,18 @@
 // by the API, and the console shows its message by the scopes field.
 import type { Page } from 'playwright-core';
 import { describe, expect } from 'vitest';
-import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
+import {
+  consoleTest,
+  expectNoProblems,
+  gatewayStatus,
+  openConsole,
+  screenshot,
+  signIn,
+} from './console.test-support.js';
 import { PROVIDER_SECRET } from './enforcement-stack.test-support.js';
 import { type LogsStack, pollUntil } from './logs-stack.test-support.js';
 
 const test = consoleTest;
-
-/** The gateway's status for one chat completion with `key` through provider `@slug`. */
-async function gatewayStatus(stack: LogsStack, key: string, provider: string): Promise<number> {
-  const res = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-api-key': key,
-      'x-service-provider': provider,
-    },
-    body: JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 3,
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
 
 /** Polls the gateway until `key` through `provider` gets `status` (the gateway syncs asynchronously). */
 async function gatewayUntil(stack: LogsStack, key: string, provider: string, status: number, what: string) {

@@ -7,31 +7,18 @@
 // its key and mappings read-only and saves its other fields.
 import { startFakeSecretManagers } from '@aigw/testkit/secret-managers';
 import { describe, expect, onTestFinished } from 'vitest';
-import { consoleTest, expectNoProblems, openConsole, screenshot, signIn } from './console.test-support.js';
+import {
+  consoleTest,
+  expectNoProblems,
+  gatewayStatus,
+  openConsole,
+  screenshot,
+  signIn,
+} from './console.test-support.js';
 import { PROVIDER_SECRET } from './enforcement-stack.test-support.js';
-import { type LogsStack, pollUntil } from './logs-stack.test-support.js';
+import { pollUntil } from './logs-stack.test-support.js';
 
 const test = consoleTest;
-
-/** The gateway's status for one chat completion with `key` through provider `@slug`. */
-async function gatewayStatus(stack: LogsStack, key: string, provider: string): Promise<number> {
-  const res = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-service-api-key': key,
-      'x-service-provider': provider,
-    },
-    body: JSON.stringify({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'hi' }],
-      max_tokens: 3,
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
 
 describe('the console edits secret mappings', () => {
   test('an integration and a virtual key mapped to a Vault secret through the dialogs; the API stores the mappings', async ({

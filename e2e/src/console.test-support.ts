@@ -102,3 +102,32 @@ export const consoleTest = base.extend<{ stack: LogsStack; browser: Browser }>({
     { scope: 'file' },
   ],
 });
+
+/**
+ * The gateway's status for one chat completion with `key` through `provider` (`@slug`), with a
+ * trace id when given (analytics groups by it).
+ */
+export async function gatewayStatus(
+  stack: LogsStack,
+  key: string,
+  provider: string,
+  traceId?: string,
+): Promise<number> {
+  const res = await fetch(`${stack.gatewayBase}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-service-api-key': key,
+      'x-service-provider': provider,
+      ...(traceId === undefined ? {} : { 'x-service-trace-id': traceId }),
+    },
+    body: JSON.stringify({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 3,
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
