@@ -19,6 +19,7 @@ import {
   storedHeaders,
   unmaskHeaders,
 } from '../guardrails/guardrails.headers.js';
+import { storedForMasks } from '../integrations/masked-values.js';
 
 const OWNER = 'configs';
 
@@ -98,7 +99,11 @@ export function keepMaskedHeaders(
 ): ConfigBody {
   if (masterKey === null || Object.keys(next.headers).length === 0) return next;
   const aad = configHeadersAad(row.id, row.config_version);
-  const stored = storedHeaders(masterKey, aad, row.encrypted_headers, splitConfigHeaders(row.body).headers);
+  const stored = storedForMasks(
+    next.headers,
+    () => storedHeaders(masterKey, aad, row.encrypted_headers, splitConfigHeaders(row.body).headers),
+    {},
+  );
   return { text: next.text, headers: unmaskHeaders(next.headers, stored, headerParam) };
 }
 

@@ -7,6 +7,7 @@ import { conflict, invalid } from '../api-errors.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { storedForMasks } from '../integrations/masked-values.js';
 import { creatorOf } from '../providers/providers.repository.js';
 import { actionsSchema, definitionProblem, type GuardrailDefinition } from './guardrails.checks.js';
 import { definitionOf, guardrailToApi } from './guardrails.entity.js';
@@ -168,7 +169,14 @@ export const guardrailRoutes: RouteDefinition[] = [
         // (read under the row lock; without MASTER_KEY headers are refused when sealed anyway).
         const kept =
           body.checks !== undefined && masterKey !== null
-            ? { headers: storedGuardrailHeaders(masterKey, current, stored.checks), param: 'body.checks' }
+            ? {
+                headers: storedForMasks(
+                  body.checks,
+                  () => storedGuardrailHeaders(masterKey, current, stored.checks),
+                  {},
+                ),
+                param: 'body.checks',
+              }
             : undefined;
         const columns =
           definition === undefined

@@ -3,7 +3,7 @@
 // values. A mask that matches nothing stored at its field is a 400 naming the field; real values
 // replace as before.
 import { EntityKind } from '@aigw/proto';
-import { credentialsAad, openSecret, parseMasterKey } from '@aigw/secret-box';
+import { credentialsAad, openSecret, parseMasterKey, sealSecret } from '@aigw/secret-box';
 import type pg from 'pg';
 import { describe, expect } from 'vitest';
 import { MASTER_KEY, test } from '../../test/harness.js';
@@ -103,6 +103,29 @@ describe('integration credentials sent back masked', () => {
     };
     expect(await storedCredentials(pg.pool, created.id)).toEqual(expected);
     expect(await changedCredentials(pg.pool, created.id)).toEqual(expected);
+  });
+
+  test('an envelope that no longer opens blocks no real value; a mask for it is refused', async ({
+    cp,
+    pg,
+  }) => {
+    const created = await createIntegration(cp, { name: 'OpenAI foreign', credentials: ORIGINAL });
+    // Sealed under another MASTER_KEY (a key rotated without re-sealing): nothing readable is stored.
+    const foreign = sealSecret(
+      Buffer.alloc(32, 9),
+      JSON.stringify(ORIGINAL),
+      credentialsAad('integration', created.id),
+    );
+    await pg.pool.query('update control.integrations set encrypted_credentials = $1 where id = $2', [
+      foreign,
+      created.id,
+    ]);
+    const put = (credentials: Record<string, unknown>) =>
+      cp.call('put', `/integrations/${created.id}`, { body: { credentials } });
+    expectError(await put({ api_key: '****wxyz' }), 400, 'AB01', 'body.credentials.api_key');
+    const replaced = await put({ api_key: ROTATED_KEY });
+    expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
+    expect(await storedCredentials(pg.pool, created.id)).toEqual({ api_key: ROTATED_KEY });
   });
 
   test('bedrock and vertex: a masked access key id and key file sent back keep the stored ones', async ({

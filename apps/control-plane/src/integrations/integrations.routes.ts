@@ -35,6 +35,7 @@ import {
   updateIntegrationBody,
 } from './integrations.schema.js';
 import { integrationWorkspaceRoutes } from './integrations.workspaces.routes.js';
+import { storedForMasks } from './masked-values.js';
 import { parseOptions } from './options.js';
 import type { AiProvider } from './provider-types.js';
 import { openCredentials } from './secret-mappings.js';
@@ -197,7 +198,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
         body.credentials && masterKey !== null
           ? unmaskCredentials(
               body.credentials,
-              openCredentials(masterKey, 'integration', before),
+              storedForMasks(body.credentials, () => openCredentials(masterKey, 'integration', before), {}),
               'body.credentials',
             )
           : body.credentials;

@@ -2,7 +2,7 @@
 // is a 400 on its field, anything else is taken as sent.
 import { AppError } from '@aigw/runtime';
 import { describe, expect, it } from 'vitest';
-import { looksMasked, maskSecret, unmasked } from './masked-values.js';
+import { holdsMask, looksMasked, maskSecret, storedForMasks, unmasked } from './masked-values.js';
 
 function refusal(run: () => unknown): AppError {
   try {
@@ -52,5 +52,24 @@ describe('masked values', () => {
       expect(err.param).toBe('body.credentials.api_key');
       expect(err.message).toContain('send the real value');
     }
+  });
+
+  it('opens what is stored only for a request that may hold a mask, and reads a failed open as nothing', () => {
+    expect(holdsMask({ api_key: 'sk-real', custom_headers: { a: 'b' } })).toBe(false);
+    expect(holdsMask({ custom_headers: { a: '****' } })).toBe(true);
+    expect(holdsMask([{ parameters: { headers: { x: '******cd' } } }])).toBe(true);
+    let opened = 0;
+    const open = () => {
+      opened += 1;
+      return { api_key: 'sk-0123456789abcd' };
+    };
+    expect(storedForMasks({ api_key: 'sk-real' }, open, {})).toEqual({});
+    expect(opened).toBe(0);
+    expect(storedForMasks({ api_key: '****abcd' }, open, {})).toEqual({ api_key: 'sk-0123456789abcd' });
+    expect(opened).toBe(1);
+    const broken = () => {
+      throw new Error('unsupported state or unable to authenticate data');
+    };
+    expect(storedForMasks({ api_key: '****abcd' }, broken, {})).toEqual({});
   });
 });

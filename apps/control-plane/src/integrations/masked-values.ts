@@ -20,6 +20,28 @@ export function looksMasked(value: unknown): value is string {
   return typeof value === 'string' && MASK.test(value);
 }
 
+/** Whether `value` (a request's JSON) holds a string that may be a mask: every mask starts `****`. */
+export function holdsMask(value: unknown): boolean {
+  if (typeof value === 'string') return value.startsWith('****');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(holdsMask);
+}
+
+/**
+ * What is stored, for reading the masks of `sent`: `open()` only when `sent` may hold a mask (an
+ * update with real values never needs the stored envelope, so one that no longer opens does not
+ * block it), else `empty`. An envelope that does not open (sealed under another MASTER_KEY) holds
+ * nothing readable: a mask sent for it is then refused like any stray mask.
+ */
+export function storedForMasks<T>(sent: unknown, open: () => T, empty: T): T {
+  if (!holdsMask(sent)) return empty;
+  try {
+    return open();
+  } catch {
+    return empty;
+  }
+}
+
 /**
  * The value to store at `param` for `sent`: the stored plaintext when `sent` is its mask, `sent` when it
  * does not look like a mask (a real new value), else 400 AB01 on `param`. `masked` says how the stored

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { apiError } from '../api-errors.js';
 import type { McpAuthName } from '../db/mcp.db.js';
 import { maskSecret, secretSchema } from '../integrations/credentials.js';
-import { unmasked } from '../integrations/masked-values.js';
+import { storedForMasks, unmasked } from '../integrations/masked-values.js';
 
 const httpsOrHttp = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -105,10 +105,15 @@ export function unmaskMcpAuth(
   param: string,
 ): McpAuthInput {
   if (auth.type === 'none' || masterKey === null) return auth;
-  const secret =
-    stored.auth_type === auth.type && stored.encrypted_credentials !== null
-      ? (openMcpSecret(masterKey, stored.id, stored.encrypted_credentials) as Record<string, unknown>)
-      : {};
+  const envelope = stored.auth_type === auth.type ? stored.encrypted_credentials : null;
+  const secret: Record<string, unknown> =
+    envelope === null
+      ? {}
+      : storedForMasks<Record<string, unknown>>(
+          auth,
+          () => ({ ...openMcpSecret(masterKey, stored.id, envelope) }),
+          {},
+        );
   const field = auth.type === 'bearer' ? 'token' : 'client_secret';
   const storedValue = typeof secret[field] === 'string' ? secret[field] : undefined;
   const value = unmasked(
