@@ -59,7 +59,7 @@ describe('masked values', () => {
     expect(holdsMask({ custom_headers: { a: '****' } })).toBe(true);
     expect(holdsMask([{ parameters: { headers: { x: '******cd' } } }])).toBe(true);
     let opened = 0;
-    const open = () => {
+    const open = (): Record<string, string> => {
       opened += 1;
       return { api_key: 'sk-0123456789abcd' };
     };
