@@ -2,9 +2,10 @@
 // (root and every target, inlineCheckLists), sealed for storage: one envelope per config version,
 // AAD bound to the config id and its config version, a masked copy for responses, and the stored
 // body with `headers: {}` in those checks. Keys are check paths (`targets.0.input_guardrails.1.checks.2`).
-// The per-check work (which checks carry headers, masking, sealing) is guardrails.headers.ts's.
+// The per-check work (which checks carry headers, masking, sealing, masked values sent back on update)
+// is guardrails.headers.ts's.
 import { isDeepStrictEqual } from 'node:util';
-import { inlineCheckLists } from '@aigw/config-schema';
+import { formatPath, inlineCheckLists } from '@aigw/config-schema';
 import { configHeadersAad, openSecret } from '@aigw/secret-box';
 import type { MaskedHeaders } from '../db/guardrails.db.js';
 import {
@@ -15,7 +16,10 @@ import {
   type SealedHeaderColumns,
   sealHeaders,
   splitHeaders,
+  storedHeaders,
+  unmaskHeaders,
 } from '../guardrails/guardrails.headers.js';
+import { storedForMasks } from '../integrations/masked-values.js';
 
 const OWNER = 'configs';
 
@@ -73,6 +77,34 @@ export function sealConfigHeaders(
   headers: HeadersByCheck,
 ): SealedHeaderColumns {
   return sealHeaders(masterKey, configHeadersAad(id, configVersion), headers, OWNER);
+}
+
+/** A check path (`targets.0.input_guardrails.1.checks.2`) as validation errors name it. */
+function headerParam(path: string, name: string): string {
+  const segments = path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  return formatPath(['config', ...segments, 'parameters', 'headers', name]);
+}
+
+/**
+ * `next` with every header value sent back masked read against what the latest version of `row`
+ * stores at the same check path and header name (its envelope, or plaintext left from before
+ * migration 0019): the mask of the stored value keeps it, a mask that matches nothing stored there is
+ * 400 AB01 (`config.input_guardrails[0].checks[1].parameters.headers.Authorization`). Without
+ * MASTER_KEY a config with headers is refused before this.
+ */
+export function keepMaskedHeaders(
+  masterKey: Buffer | null,
+  row: StoredBody & { readonly id: string; readonly config_version: number },
+  next: ConfigBody,
+): ConfigBody {
+  if (masterKey === null || Object.keys(next.headers).length === 0) return next;
+  const aad = configHeadersAad(row.id, row.config_version);
+  const stored = storedForMasks(
+    next.headers,
+    () => storedHeaders(masterKey, aad, row.encrypted_headers, splitConfigHeaders(row.body).headers),
+    {},
+  );
+  return { text: next.text, headers: unmaskHeaders(next.headers, stored, headerParam) };
 }
 
 /**

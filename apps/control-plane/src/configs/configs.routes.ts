@@ -18,7 +18,7 @@ import {
   configVersionSummaryToApi,
   configVersionToApi,
 } from './configs.entity.js';
-import { configBodyToStore } from './configs.headers.js';
+import { configBodyToStore, keepMaskedHeaders } from './configs.headers.js';
 import { resolveReferences } from './configs.references.js';
 import {
   deleteConfig,
@@ -158,13 +158,16 @@ export const configRoutes: RouteDefinition[] = [
           validated?.references ?? (restoring ? configReferences(JSON.parse(current.body)) : undefined);
         const guardrailIds =
           references === undefined ? undefined : await resolveReferences(tx.db, scope, references);
+        // Header values sent back masked keep the latest version's (read under the row lock), so a
+        // config sent back as read is the same body and adds no version.
+        const next = stored === undefined ? undefined : keepMaskedHeaders(masterKey, current, stored);
         const row = await updateConfig(
           tx,
           current,
           {
             ...(body.name !== undefined ? { name: body.name } : {}),
             ...(body.status !== undefined ? { status: body.status } : {}),
-            ...(stored !== undefined ? { body: stored } : {}),
+            ...(next !== undefined ? { body: next } : {}),
             ...(guardrailIds !== undefined ? { guardrail_ids: guardrailIds } : {}),
           },
           creatorOf(principal),

@@ -1,10 +1,13 @@
 // The header values of a saved guardrail's webhook and `partner.<name>` checks, sealed for storage:
 // one envelope per guardrail (AAD bound to its id), a masked copy for responses, and the checks
 // stored with `headers: {}`. Without MASTER_KEY, headers are refused rather than stored in plaintext.
-import { sealSecret, webhookHeadersAad } from '@aigw/secret-box';
+// On update, a value sent back masked keeps the one stored at the same check and header name
+// (integrations/masked-values.ts).
+import { openSecret, sealSecret, webhookHeadersAad } from '@aigw/secret-box';
 import { apiError } from '../api-errors.js';
 import type { MaskedHeaders } from '../db/guardrails.db.js';
 import { maskSecret } from '../integrations/credentials.js';
+import { unmasked } from '../integrations/masked-values.js';
 
 /** A check as stored or sent: the id and its parameters. */
 export interface CheckLike {
@@ -88,19 +91,94 @@ export function sealHeaders(
 }
 
 /**
+ * The header values a row stores: its envelope opened under `aad`, over the plaintext still in the
+ * checks of a row stored before the envelope existed (`legacy`), as responses merge them to mask.
+ */
+export function storedHeaders(
+  masterKey: Buffer,
+  aad: string,
+  envelope: Buffer | null,
+  legacy: HeadersByCheck,
+): HeadersByCheck {
+  const sealed: HeadersByCheck =
+    envelope === null ? {} : JSON.parse(openSecret(masterKey, envelope, aad).toString('utf8'));
+  const out: HeadersByCheck = { ...legacy };
+  for (const [key, values] of Object.entries(sealed)) out[key] = { ...legacy[key], ...values };
+  return out;
+}
+
+function ownValue<T>(record: Record<string, T> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * Header values sent on update with every masked one read against `stored` at the same key (check
+ * index or path) and header name: the mask of the stored value keeps it, a mask that matches nothing
+ * stored there is 400 AB01 on `paramOf(key, name)`.
+ */
+export function unmaskHeaders(
+  sent: HeadersByCheck,
+  stored: HeadersByCheck,
+  paramOf: (key: string, name: string) => string,
+): HeadersByCheck {
+  return Object.fromEntries(
+    Object.entries(sent).map(([key, values]) => [
+      key,
+      Object.fromEntries(
+        Object.entries(values).map(([name, value]) => [
+          name,
+          unmasked(value, ownValue(ownValue(stored, key), name), paramOf(key, name)) as string,
+        ]),
+      ),
+    ]),
+  );
+}
+
+/** What an update keeps: the header values stored now, and the field masks are reported on. */
+export interface StoredCheckHeaders {
+  readonly headers: HeadersByCheck;
+  /** `body.checks`: a refused mask is `body.checks.<index>.parameters.headers.<name>`. */
+  readonly param: string;
+}
+
+/**
  * The checks to store for guardrail `id` (header values taken out) and the header columns
- * (sealHeaders, AAD bound to the guardrail id).
+ * (sealHeaders, AAD bound to the guardrail id). With `stored` (an update), masked values sent back
+ * keep the stored ones (unmaskHeaders).
  */
 export function sealCheckHeaders<C extends CheckLike>(
   masterKey: Buffer | null,
   id: string,
   checks: readonly C[],
+  stored?: StoredCheckHeaders,
 ): { checks: C[]; columns: SealedHeaderColumns } {
   const split = splitHeaders(checks);
+  const headers =
+    stored === undefined
+      ? split.headers
+      : unmaskHeaders(
+          split.headers,
+          stored.headers,
+          (index, name) => `${stored.param}.${index}.parameters.headers.${name}`,
+        );
   return {
     checks: split.checks,
-    columns: sealHeaders(masterKey, webhookHeadersAad(id), split.headers, 'guardrails'),
+    columns: sealHeaders(masterKey, webhookHeadersAad(id), headers, 'guardrails'),
   };
+}
+
+/** The header values guardrail `row` stores (storedHeaders, AAD bound to its id). */
+export function storedGuardrailHeaders(
+  masterKey: Buffer,
+  row: { readonly id: string; readonly encrypted_headers: Buffer | null },
+  checks: readonly CheckLike[],
+): HeadersByCheck {
+  return storedHeaders(
+    masterKey,
+    webhookHeadersAad(row.id),
+    row.encrypted_headers,
+    splitHeaders(checks).headers,
+  );
 }
 
 /**

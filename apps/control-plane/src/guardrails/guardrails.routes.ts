@@ -7,10 +7,16 @@ import { conflict, invalid } from '../api-errors.js';
 import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
+import { storedForMasks } from '../integrations/masked-values.js';
 import { creatorOf } from '../providers/providers.repository.js';
 import { actionsSchema, definitionProblem, type GuardrailDefinition } from './guardrails.checks.js';
 import { definitionOf, guardrailToApi } from './guardrails.entity.js';
-import { type SealedHeaderColumns, sealCheckHeaders } from './guardrails.headers.js';
+import {
+  type SealedHeaderColumns,
+  type StoredCheckHeaders,
+  sealCheckHeaders,
+  storedGuardrailHeaders,
+} from './guardrails.headers.js';
 import {
   assertWritable,
   deleteGuardrail,
@@ -37,13 +43,17 @@ function checkDefinition(definition: GuardrailDefinition): GuardrailDefinition {
   return definition;
 }
 
-/** The definition column with header values taken out, and the sealed header columns. */
+/**
+ * The definition column with header values taken out, and the sealed header columns; on update,
+ * `stored` makes masked values sent back keep the stored ones.
+ */
 function sealedDefinition(
   masterKey: Buffer | null,
   id: string,
   definition: GuardrailDefinition,
+  stored?: StoredCheckHeaders,
 ): SealedHeaderColumns & { definition: string } {
-  const sealed = sealCheckHeaders(masterKey, id, definition.checks);
+  const sealed = sealCheckHeaders(masterKey, id, definition.checks, stored);
   return { definition: JSON.stringify({ ...definition, checks: sealed.checks }), ...sealed.columns };
 }
 
@@ -155,11 +165,24 @@ export const guardrailRoutes: RouteDefinition[] = [
               })
             : undefined;
         // New checks bring their own headers (sealed again, or none); kept checks keep the envelope.
+        // A header value sent back masked keeps the one stored at the same check index and name
+        // (read under the row lock; without MASTER_KEY headers are refused when sealed anyway).
+        const kept =
+          body.checks !== undefined && masterKey !== null
+            ? {
+                headers: storedForMasks(
+                  body.checks,
+                  () => storedGuardrailHeaders(masterKey, current, stored.checks),
+                  {},
+                ),
+                param: 'body.checks',
+              }
+            : undefined;
         const columns =
           definition === undefined
             ? {}
             : body.checks !== undefined
-              ? sealedDefinition(masterKey, current.id, definition)
+              ? sealedDefinition(masterKey, current.id, definition, kept)
               : { definition: JSON.stringify(definition) };
         const row = await updateGuardrail(tx, current, {
           ...(body.name !== undefined ? { name: body.name } : {}),

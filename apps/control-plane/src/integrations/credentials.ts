@@ -1,7 +1,9 @@
-// Provider credentials: one strict schema per shape, the choice of shape by provider type, and the
-// masked form (last four characters) that is the only form responses ever show.
+// Provider credentials: one strict schema per shape, the choice of shape by provider type, the
+// masked form (last four characters) that is the only form responses ever show, and that form read
+// back on update (masked-values.ts: the mask of the stored value keeps it).
 import { z } from 'zod';
 import { invalid } from '../api-errors.js';
+import { maskSecret, unmasked } from './masked-values.js';
 import { type AiProvider, type CredentialShape, PROVIDER_TYPE_RULES } from './provider-types.js';
 
 /** Header values and keys end up in HTTP headers: printable ASCII, no CR/LF, no outer spaces. */
@@ -129,9 +131,11 @@ export function parseCredentials(type: AiProvider, value: unknown, param: string
   return result.data as Credentials;
 }
 
-/** `****abcd`; secrets shorter than 12 characters show nothing of themselves. */
-export function maskSecret(value: string): string {
-  return value.length >= 12 ? `****${value.slice(-4)}` : '****';
+export { maskSecret };
+
+/** A key file shows one field: its key id, else its private key. */
+function maskKeyFile(file: { private_key_id?: string; private_key: string }): string {
+  return maskSecret(file.private_key_id ?? file.private_key);
 }
 
 /** The credentials as responses show them: every value masked, header names kept. */
@@ -143,13 +147,56 @@ export function maskCredentials(credentials: Credentials): Record<string, unknow
         Object.entries(value as Record<string, string>).map(([header, v]) => [header, maskSecret(v)]),
       );
     } else if (name === 'service_account_json') {
-      const file = value as { private_key_id?: string; private_key: string };
-      masked[name] = maskSecret(file.private_key_id ?? file.private_key);
+      masked[name] = maskKeyFile(value as { private_key_id?: string; private_key: string });
     } else if (typeof value === 'string') {
       masked[name] = maskSecret(value);
     }
   }
   return masked;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An own property only: a field named `constructor` or `__proto__` is never a stored value. */
+function own(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * Credentials sent on update with every masked value read against `stored` (the plaintext stored now)
+ * at the same field, or custom header name: the mask of the stored value keeps it, a mask that matches
+ * nothing there is 400 AB01 on that field (masked-values.ts). Runs before parseCredentials, so a masked
+ * key file or access key id is the stored one again when the shape is checked.
+ */
+export function unmaskCredentials(
+  sent: Record<string, unknown>,
+  stored: Credentials,
+  param: string,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(sent)) {
+    const at = `${param}.${name}`;
+    if (name === 'custom_headers' && isRecord(value)) {
+      const headers = own(stored, name);
+      const storedHeaders = isRecord(headers) ? headers : {};
+      out[name] = Object.fromEntries(
+        Object.entries(value).map(([header, v]) => [
+          header,
+          unmasked(v, own(storedHeaders, header), `${at}.${header}`),
+        ]),
+      );
+    } else if (name === 'service_account_json') {
+      const file = own(stored, name);
+      out[name] = unmasked(value, isRecord(file) ? file : undefined, at, (f) =>
+        maskKeyFile(f as { private_key_id?: string; private_key: string }),
+      );
+    } else {
+      out[name] = unmasked(value, own(stored, name), at);
+    }
+  }
+  return out;
 }
 
 /** Whether a provider type may be stored without credentials. */

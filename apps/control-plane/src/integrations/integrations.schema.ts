@@ -32,7 +32,8 @@ const credentialsInput = z
   .describe(
     'Per ai_provider: {api_key}; azure-openai also {client_id, client_secret, tenant_id}; ' +
       'bedrock {aws_access_key_id, aws_secret_access_key, aws_session_token?}; vertex-ai ' +
-      '{service_account_json}; each may add custom_headers {name: value}. Write-only: responses mask it.',
+      '{service_account_json}; each may add custom_headers {name: value}. Write-only: responses mask it; ' +
+      'on update a value sent back masked keeps the stored one at that field (another mask is 400).',
   );
 
 const optionsInput = z

@@ -1,11 +1,13 @@
 // MCP integration auth: the `auth` object of a request (none, bearer, OAuth client credentials),
 // sealed for storage (AAD `mcp_integration:<id>`) and masked for responses. The sealed JSON is what
-// gateways open (docs/admin-api/mcp.md); nothing secret is ever returned, logged or audited.
+// gateways open (docs/admin-api/mcp.md); nothing secret is ever returned, logged or audited. On
+// update, a secret sent back masked keeps the stored one (integrations/masked-values.ts).
 import { credentialsAad, openSecret, sealSecret } from '@aigw/secret-box';
 import { z } from 'zod';
 import { apiError } from '../api-errors.js';
 import type { McpAuthName } from '../db/mcp.db.js';
 import { maskSecret, secretSchema } from '../integrations/credentials.js';
+import { storedForMasks, unmasked } from '../integrations/masked-values.js';
 
 const httpsOrHttp = z
   .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
@@ -86,3 +88,38 @@ export function openMcpSecret(masterKey: Buffer, id: string, envelope: Buffer): 
 }
 
 export const mcpUrlSchema = httpsOrHttp;
+
+/**
+ * `auth` of an update with its secret (`token`, `client_secret`) read against the stored one of the
+ * same auth type: its mask keeps it, a mask that matches nothing stored is 400 AB01 on the field.
+ * `client_id`, `token_url` and `scope` are shown in clear, so they are taken as sent.
+ */
+export function unmaskMcpAuth(
+  auth: McpAuthInput,
+  stored: {
+    readonly auth_type: McpAuthName;
+    readonly encrypted_credentials: Buffer | null;
+    readonly id: string;
+  },
+  masterKey: Buffer | null,
+  param: string,
+): McpAuthInput {
+  if (auth.type === 'none' || masterKey === null) return auth;
+  const envelope = stored.auth_type === auth.type ? stored.encrypted_credentials : null;
+  const secret: Record<string, unknown> =
+    envelope === null
+      ? {}
+      : storedForMasks<Record<string, unknown>>(
+          auth,
+          () => ({ ...openMcpSecret(masterKey, stored.id, envelope) }),
+          {},
+        );
+  const field = auth.type === 'bearer' ? 'token' : 'client_secret';
+  const storedValue = typeof secret[field] === 'string' ? secret[field] : undefined;
+  const value = unmasked(
+    auth.type === 'bearer' ? auth.token : auth.client_secret,
+    storedValue,
+    `${param}.${field}`,
+  ) as string;
+  return auth.type === 'bearer' ? { ...auth, token: value } : { ...auth, client_secret: value };
+}

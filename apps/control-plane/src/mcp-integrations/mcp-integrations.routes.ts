@@ -1,6 +1,7 @@
 // MCP integrations: an organisation's remote MCP servers (URL, transport, auth), organisation-level
-// callers only. Credentials are sealed before the transaction opens and never returned. Every
-// create and update is followed by a sync of the server's metadata (recorded, never failing the call).
+// callers only. Credentials are sealed (on update under the row lock, so a secret sent back masked is
+// read against what is stored) and never returned. Every create and update is followed by a sync of
+// the server's metadata (recorded, never failing the call).
 import { randomUUID } from 'node:crypto';
 import { EntityKind } from '@aigw/proto';
 import { sql } from 'kysely';
@@ -10,7 +11,7 @@ import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteContext, type RouteDefinition } from '../http/route.js';
 import { slugFromName } from '../http/slug.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
-import { mcpCredentialColumns } from './mcp-credentials.js';
+import { mcpCredentialColumns, unmaskMcpAuth } from './mcp-credentials.js';
 import { mcpIntegrationEntity, mcpIntegrationToApi } from './mcp-integrations.entity.js';
 import {
   findMcpIntegration,
@@ -133,10 +134,19 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey } = ctx;
       const before = await findMcpIntegration(db, principal.organisationId, params.mcpIntegrationId);
-      const credentials =
-        body.auth === undefined ? {} : mcpCredentialColumns(body.auth, before.id, masterKey);
       const row = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
-        await findMcpIntegration(tx.db, principal.organisationId, before.id, { forUpdate: true });
+        const current = await findMcpIntegration(tx.db, principal.organisationId, before.id, {
+          forUpdate: true,
+        });
+        // Sealed under the row lock: a secret sent back masked is read against what is stored now.
+        const credentials =
+          body.auth === undefined
+            ? {}
+            : mcpCredentialColumns(
+                unmaskMcpAuth(body.auth, current, masterKey, 'body.auth'),
+                current.id,
+                masterKey,
+              );
         let updated: McpIntegrationRow;
         try {
           updated = await mcpDb(tx.db)

@@ -30,6 +30,7 @@ export const updateMcpIntegrationBody = z
     description: z.string().max(1024).optional(),
     url: mcpUrlSchema.optional(),
     transport: transport.optional(),
+    /** A `token` or `client_secret` sent back masked keeps the stored one (same type; another mask is 400). */
     auth: mcpAuthSchema.optional(),
     status: z.enum(['active', 'archived']).optional(),
     tags: tagsSchema.optional(),
