@@ -10,8 +10,8 @@ import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js
 import { resetEntityLimitAlerts } from '../policies/policy-alerts.js';
 import { writeTombstone } from '../tombstones/tombstones.js';
 import { fillCurrentUsage } from '../usage/current-usage.js';
-import { unmaskCredentials } from './credentials.js';
 import { credentialColumns } from './credentials.seal.js';
+import { credentialsSentBack, sameCredentials } from './credentials.sent-back.js';
 import type { IntegrationProviders } from './integration-providers.js';
 import {
   type IntegrationRow,
@@ -35,10 +35,8 @@ import {
   updateIntegrationBody,
 } from './integrations.schema.js';
 import { integrationWorkspaceRoutes } from './integrations.workspaces.routes.js';
-import { storedForMasks } from './masked-values.js';
 import { parseOptions } from './options.js';
 import type { AiProvider } from './provider-types.js';
-import { openCredentials } from './secret-mappings.js';
 import { INTEGRATION_SECRETS } from './secret-owners.js';
 import { createdSecretColumns, updatedSecretColumns } from './secret-write-columns.js';
 
@@ -46,10 +44,6 @@ const TAG = 'Integrations';
 
 function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: unknown }).code === '23505';
-}
-
-function sameEnvelope(a: Buffer | null, b: Buffer | null): boolean {
-  return a === null || b === null ? a === b : a.equals(b);
 }
 
 function slugTaken(slug: string) {
@@ -192,34 +186,25 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
         allow_all_workspaces: body.allow_all_workspaces ?? before.allow_all_workspaces,
         workspaces: before.workspaces,
       };
-      // Masked values sent back keep what is stored at their field (without MASTER_KEY nothing is
-      // stored and the write is refused below anyway).
-      const sent =
-        body.credentials && masterKey !== null
-          ? unmaskCredentials(
-              body.credentials,
-              storedForMasks(body.credentials, () => openCredentials(masterKey, 'integration', before), {}),
-              'body.credentials',
-            )
-          : body.credentials;
-      const keptMasked = JSON.stringify(sent) !== JSON.stringify(body.credentials);
+      // Masked values sent back keep what is stored at their field (credentials.sent-back.ts).
+      const sent = credentialsSentBack(
+        masterKey,
+        'integration',
+        before,
+        body.credentials,
+        'body.credentials',
+      );
       const secretColumns = await updatedSecretColumns(db, secrets, INTEGRATION_SECRETS, before, reach, {
         secret_mappings: body.secret_mappings,
-        credentials: sent,
+        credentials: sent.credentials,
         credentialsParam: 'body.credentials',
         reachChanged: body.allow_all_workspaces !== undefined,
       });
-      const credentials = secretColumns?.credentials ?? credentialColumns(sent, target, 'body.credentials');
+      const credentials =
+        secretColumns?.credentials ?? credentialColumns(sent.credentials, target, 'body.credentials');
       const updated = await mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
         const current = await findIntegration(tx.db, principal, before.id, { forUpdate: true });
-        // The masks were read against the credentials read before the transaction: if another write
-        // changed them since, keeping "the stored value" would bring back the old secret.
-        if (keptMasked && !sameEnvelope(current.encrypted_credentials, before.encrypted_credentials)) {
-          throw conflict(
-            'the credentials changed while this update was made: read the integration again and retry',
-            'body.credentials',
-          );
-        }
+        sameCredentials(sent, current, before, 'integration');
         let row: IntegrationRow;
         try {
           row = await tx.db

@@ -4,7 +4,7 @@
 // masked. A change re-resolves the integrations and virtual keys that map the reference at the next
 // sweep; `resolve` does it now and says per record what happened.
 import { randomUUID } from 'node:crypto';
-import { sealSecret } from '@aigw/secret-box';
+import { openSecret, sealSecret } from '@aigw/secret-box';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { z } from 'zod';
@@ -17,7 +17,7 @@ import { lockSlugs } from '../db/slug-lock.js';
 import { pageBounds, toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { candidatePrefix, firstFreeSlug, slugFromName } from '../http/slug.js';
-import { maskSecret } from '../integrations/credentials.js';
+import { maskSecret, storedForMasks, unmasked } from '../integrations/masked-values.js';
 import { ownersMapping, type RefreshOutcome, refreshOwner } from '../integrations/secret-mappings.js';
 import { INTEGRATION_SECRETS } from '../integrations/secret-owners.js';
 import { creatorOf } from '../providers/providers.repository.js';
@@ -72,6 +72,27 @@ function sealAuth(masterKey: Buffer | null, id: string, auth: Record<string, str
     encrypted_auth: sealSecret(masterKey, JSON.stringify(auth), referenceAad(id)),
     masked_auth: JSON.stringify(masked),
   };
+}
+
+/**
+ * `auth` sent on update with each masked value read against the value stored at its field
+ * (masked-values.ts): the mask of the stored value keeps it, a stray mask is 400 on that field.
+ */
+function authSentBack(masterKey: Buffer | null, row: SecretReferenceRow, sent: unknown): unknown {
+  if (masterKey === null || typeof sent !== 'object' || sent === null || Array.isArray(sent)) return sent;
+  const envelope = row.encrypted_auth;
+  const stored = storedForMasks<Record<string, unknown>>(
+    sent,
+    () =>
+      envelope ? JSON.parse(openSecret(masterKey, envelope, referenceAad(row.id)).toString('utf8')) : {},
+    {},
+  );
+  return Object.fromEntries(
+    Object.entries(sent).map(([field, value]) => [
+      field,
+      unmasked(value, Object.hasOwn(stored, field) ? stored[field] : undefined, `body.auth.${field}`),
+    ]),
+  );
 }
 
 function parseAs<T extends z.ZodType>(schema: T, value: unknown, param: string): z.output<T> {
@@ -235,17 +256,22 @@ export const secretReferenceRoutes: RouteDefinition[] = [
         body.settings === undefined
           ? undefined
           : parseAs(SETTINGS[before.manager], body.settings, 'body.settings');
-      const auth =
-        body.auth === undefined
-          ? undefined
-          : sealAuth(
-              masterKey,
-              before.id,
-              parseAs(AUTH[before.manager], body.auth, 'body.auth') as Record<string, string> | null,
-            );
       const allowed = await workspaceIds(db, principal, body.allowed_workspaces);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {
-        await findReference(tx.db, principal, before.id, true);
+        const current = await findReference(tx.db, principal, before.id, true);
+        // Read against the locked row: masked values sent back keep what it stores at their field.
+        const auth =
+          body.auth === undefined
+            ? undefined
+            : sealAuth(
+                masterKey,
+                before.id,
+                parseAs(
+                  AUTH[before.manager],
+                  authSentBack(masterKey, current, body.auth),
+                  'body.auth',
+                ) as Record<string, string> | null,
+              );
         const row = await secretReferenceDb(tx.db)
           .updateTable('secret_references')
           .set({

@@ -8,6 +8,7 @@ import { lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
 import { toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
 import { credentialColumns } from '../integrations/credentials.seal.js';
+import { credentialsSentBack, keySentBack, sameCredentials } from '../integrations/credentials.sent-back.js';
 import { slugFromName } from '../integrations/integrations.schema.js';
 import { parseOptions } from '../integrations/options.js';
 import type { AiProvider } from '../integrations/provider-types.js';
@@ -152,21 +153,28 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey, secrets } = ctx;
       const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
-      const input = credentialsInput(body);
       const credentialsParam = body.key !== undefined ? 'body.key' : 'body.credentials';
       if (
         before.integration_id !== null &&
-        (input !== undefined || body.options !== undefined || body.secret_mappings !== undefined)
+        (credentialsInput(body) !== undefined ||
+          body.options !== undefined ||
+          body.secret_mappings !== undefined)
       ) {
         throw conflict(
           'this virtual key uses the credentials and options of its integration; change them there',
-          input !== undefined
+          credentialsInput(body) !== undefined
             ? credentialsParam
             : body.options !== undefined
               ? 'body.options'
               : 'body.secret_mappings',
         );
       }
+      // Masked values sent back keep what is stored at their field (credentials.sent-back.ts).
+      const sent =
+        body.key !== undefined
+          ? keySentBack(masterKey, before, body.key, 'body.key')
+          : credentialsSentBack(masterKey, 'provider', before, credentialsInput(body), 'body.credentials');
+      const input = sent.credentials;
       const type = before.ai_provider as AiProvider;
       const options =
         body.options === undefined ? undefined : parseOptions(type, body.options, 'body.options');
@@ -193,6 +201,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
             forUpdate: true,
             ...WHAT,
           });
+          sameCredentials(sent, current, before, 'virtual key');
           const row = await updateProvider(
             tx,
             current.id,
