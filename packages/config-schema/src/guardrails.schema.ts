@@ -126,6 +126,16 @@ export type GuardrailCheck =
     }[GuardrailCheckId]
   | { readonly id: PartnerCheckId; readonly parameters: PartnerCheckParameters };
 
+/**
+ * The schema of a check's `parameters` by its id: a catalogue check's, or PARTNER_PARAMETERS for a
+ * `partner.<name>` check; undefined for an id no guardrail accepts. The one dispatch on check ids,
+ * for inline guardrails (parseCheck) and saved ones (the control plane).
+ */
+export function checkParameters(id: string): z.ZodType | undefined {
+  if (PARTNER_CHECK_ID.test(id)) return PARTNER_PARAMETERS;
+  return Object.hasOwn(CHECK_CATALOGUE, id) ? CHECK_CATALOGUE[id as GuardrailCheckId] : undefined;
+}
+
 /** Every check id a guardrail accepts, for messages. */
 export const CHECK_IDS_TEXT = `${GUARDRAIL_CHECK_IDS.map((id) => `"${id}"`).join(', ')} or "partner.<name>"`;
 
@@ -231,16 +241,11 @@ function parseGuardrail(item: unknown, at: readonly Segment[], sink: IssueSink):
 function parseCheck(value: unknown, at: readonly Segment[], sink: IssueSink): GuardrailCheck | undefined {
   const check = validateWith(checkShape, value, at, sink);
   if (!check) return undefined;
-  if (PARTNER_CHECK_ID.test(check.id)) {
-    const where = [...at, 'parameters'];
-    const parameters = validateWith(PARTNER_PARAMETERS, check.parameters ?? {}, where, sink);
-    return parameters === undefined ? undefined : { id: check.id as PartnerCheckId, parameters };
-  }
-  if (!Object.hasOwn(CHECK_CATALOGUE, check.id)) {
+  const schema = checkParameters(check.id);
+  if (!schema) {
     sink.add([...at, 'id'], 'unknown_check', `must be one of ${CHECK_IDS_TEXT}`);
     return undefined;
   }
-  const id = check.id as GuardrailCheckId;
-  const parameters = validateWith(CHECK_CATALOGUE[id], check.parameters ?? {}, [...at, 'parameters'], sink);
-  return parameters === undefined ? undefined : ({ id, parameters } as GuardrailCheck);
+  const parameters = validateWith(schema, check.parameters ?? {}, [...at, 'parameters'], sink);
+  return parameters === undefined ? undefined : ({ id: check.id, parameters } as GuardrailCheck);
 }

@@ -1,12 +1,6 @@
 // A saved guardrail's definition: checks validated by the config schema's rules (the catalogue and
 // third-party `partner.<name>` checks, as inline guardrails), and the actions taken on the result.
-import {
-  CHECK_CATALOGUE,
-  CHECK_IDS_TEXT,
-  guardrailAction,
-  PARTNER_CHECK_ID,
-  PARTNER_PARAMETERS,
-} from '@aigw/config-schema';
+import { CHECK_IDS_TEXT, checkParameters, guardrailAction } from '@aigw/config-schema';
 import { z } from 'zod';
 
 /** Checks per guardrail: the limit inline guardrails have (docs/config.md, Limits). */
@@ -18,16 +12,12 @@ const check = z
     parameters: z.record(z.string(), z.unknown()).optional(),
   })
   .transform((input, ctx) => {
-    const schema = Object.hasOwn(CHECK_CATALOGUE, input.id)
-      ? CHECK_CATALOGUE[input.id as keyof typeof CHECK_CATALOGUE]
-      : PARTNER_CHECK_ID.test(input.id)
-        ? PARTNER_PARAMETERS
-        : undefined;
+    const schema = checkParameters(input.id);
     if (!schema) {
       ctx.addIssue({ code: 'custom', path: ['id'], message: `must be one of ${CHECK_IDS_TEXT}` });
       return z.NEVER;
     }
-    const parsed = (schema as z.ZodType).safeParse(input.parameters ?? {});
+    const parsed = schema.safeParse(input.parameters ?? {});
     if (parsed.success) return { id: input.id, parameters: parsed.data as Record<string, unknown> };
     for (const issue of parsed.error.issues) {
       ctx.addIssue({ code: 'custom', message: issue.message, path: ['parameters', ...issue.path] });
