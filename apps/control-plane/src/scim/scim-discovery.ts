@@ -8,7 +8,6 @@ export const MAX_RESULTS = 200;
 export function serviceProviderConfig(base: string) {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-    documentationUri: 'docs/admin-api/scim.md',
     patch: { supported: true },
     bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_RESULTS },

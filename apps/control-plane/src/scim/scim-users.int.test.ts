@@ -334,6 +334,29 @@ describe('SCIM 2.0 users', () => {
       'uniqueness',
     );
     expect((await userRow(org.pool, lee.body.id)).email).toBe('lee@example.com');
+    // A deactivated user SCIM still sees is taken too: the IdP finds it by filter and reactivates it.
+    const leeOff = await scim('PATCH', `/Users/${lee.body.id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
+    expect(leeOff.body.active).toBe(false);
+    expectScimError(
+      await scim('POST', '/Users', { schemas: [USER], userName: 'lee@example.com' }),
+      409,
+      'uniqueness',
+    );
+    expect((await userRow(org.pool, lee.body.id)).status).toBe('removed');
+
+    // Two IdP workers creating one user at once: one wins, the other is told uniqueness.
+    const race = await Promise.all(
+      [1, 2].map(() => scim('POST', '/Users', { schemas: [USER], userName: 'race@example.com' })),
+    );
+    expect(race.map((r) => r.status).sort()).toEqual([201, 409]);
+    expectScimError(race.find((r) => r.status === 409) as ScimResponse, 409, 'uniqueness');
+    const raced = await org.pool.query(
+      "select count(*)::int as n from control.users where email = 'race@example.com'",
+    );
+    expect(raced.rows[0].n).toBe(1);
 
     for (const filter of [
       'userName sw "kim"',

@@ -142,6 +142,19 @@ function patchError(err: unknown): never {
   throw err;
 }
 
+/** A concurrent create or rename took the e-mail first (Postgres unique violation): 409 uniqueness. */
+async function uniquelyNamed<T>(write: Promise<T>, email?: string): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === '23505')
+      throw uniqueness(
+        email === undefined ? 'the userName is already taken' : `userName ${email} is already taken`,
+      );
+    throw err;
+  }
+}
+
 function parseUser(value: unknown): ScimUserInput {
   const parsed = scimUserInput.safeParse(value);
   if (!parsed.success) throw invalidValue(firstIssue(parsed.error));
@@ -223,8 +236,9 @@ export const scimUserRoutes: RouteDefinition[] = [
     async handler({ db, principal, body, req, mutate }) {
       const input = parseUser(body);
       const desired = desiredFields(input);
-      // A removed user of the same e-mail comes back (as an accepted invite brings it back): its id
-      // is known before the transaction so the audit names it.
+      // A user SCIM deleted comes back under its id (as an accepted invite brings a removed user
+      // back); the id is read before the transaction so the audit names it. A user SCIM still sees,
+      // active or deactivated, is a 409 uniqueness: the IdP finds it by filter and links it.
       const known = await db
         .selectFrom('users')
         .select('id')
@@ -232,7 +246,7 @@ export const scimUserRoutes: RouteDefinition[] = [
         .where('email', '=', desired.email)
         .executeTakeFirst();
       const userId = known?.id ?? randomUUID();
-      const row = await mutate({ resourceId: userId, workspaceId: null }, async (tx) => {
+      const write = mutate({ resourceId: userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
         const existing = known ? await lockUser(tx.db, principal.organisationId, known.id) : undefined;
         if (known && existing?.email !== desired.email)
@@ -250,7 +264,7 @@ export const scimUserRoutes: RouteDefinition[] = [
           });
           return created;
         }
-        if (existing.status === 'active') throw uniqueness(`userName ${desired.email} is already taken`);
+        if (!scimDeleted(existing)) throw uniqueness(`userName ${desired.email} is already taken`);
         const changes: UserChanges = {
           first_name: desired.first_name,
           last_name: desired.last_name,
@@ -259,6 +273,7 @@ export const scimUserRoutes: RouteDefinition[] = [
         };
         return updateUser(tx.db, principal, existing, owners, changes);
       });
+      const row = await uniquelyNamed(write, desired.email);
       const resource = userToScim(row, scimBase(req));
       req.res?.setHeader('location', resource.meta.location);
       return resource;
@@ -277,10 +292,11 @@ export const scimUserRoutes: RouteDefinition[] = [
     audit: AUDIT('replace'),
     async handler({ principal, params, body, req, mutate }) {
       const input = parseUser(body);
-      const row = await mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
+      const write = mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const { owners, current } = await lockVisible(tx, principal, params.userId);
         return applyDesired(tx, principal, current, owners, input);
       });
+      const row = await uniquelyNamed(write, input.userName);
       return userToScim(row, scimBase(req));
     },
   }),
@@ -299,7 +315,7 @@ export const scimUserRoutes: RouteDefinition[] = [
       const parsed = patchBody.safeParse(body);
       if (!parsed.success) throw invalidValue(firstIssue(parsed.error));
       const base = scimBase(req);
-      const row = await mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
+      const write = mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const { owners, current } = await lockVisible(tx, principal, params.userId);
         let patched: unknown;
         try {
@@ -313,6 +329,7 @@ export const scimUserRoutes: RouteDefinition[] = [
         }
         return applyDesired(tx, principal, current, owners, parseUser(patched));
       });
+      const row = await uniquelyNamed(write);
       return userToScim(row, base);
     },
   }),
