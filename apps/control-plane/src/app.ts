@@ -36,6 +36,7 @@ import { createMcpSyncScheduler } from './mcp-integrations/mcp-sync-scheduler.js
 import { syncPlatformPricing } from './model-pricing/model-pricing.sync.js';
 import { createOutboxRelay, ensureControlPlaneStreams, type OutboxRelay } from './outbox/outbox.js';
 import { routes } from './routes.js';
+import { scimApi } from './scim/scim-api.js';
 import { createSecretRefreshWorker } from './secret-references/secret-refresh.worker.js';
 import { snapshotReaders } from './snapshot/snapshot.readers.js';
 import { SnapshotRepository } from './snapshot/snapshot.repository.js';
@@ -262,6 +263,9 @@ export function createApp(
         accessLog: true,
         routes: (express) => {
           mountApi(express);
+          // SCIM_ENABLED=OFF: nothing is mounted, so /scim/v2 answers 404 as any unknown path does.
+          if (config.SCIM_ENABLED)
+            scimApi({ db: database.db, authenticate, auditEnabled: config.AUDIT_LOGS_ENABLED, log })(express);
           if (config.CONSOLE_ENABLED)
             mountConsole(express, { dir: config.CONSOLE_DIR ?? defaultConsoleDir(), log });
         },

@@ -109,7 +109,9 @@ const settingsObject = z.object({
     .describe(
       "The console's built files (default: the dist/ folder of the @aigw/console package, built by `pnpm build`).",
     ),
-  SCIM_ENABLED: featureFlag.describe('Spec part 8 flag (no SCIM routes yet).'),
+  SCIM_ENABLED: featureFlag.describe(
+    'SCIM 2.0 user provisioning at /scim/v2 (docs/admin-api/scim.md); `OFF`: those routes answer 404 as if absent.',
+  ),
 
   /** Token authentication (spec 5.4): JWTs are accepted only when a JWKS URL is set. */
   ...jwtSettingsShape,

@@ -34,6 +34,8 @@ export const SCOPE_CATALOGUE = {
   /** Gateway traffic: calling providers through the data plane. */
   completions: ['write'],
   mcp: ['invoke'],
+  /** SCIM 2.0 provisioning of the organisation's users by an identity provider (/scim/v2). */
+  scim: ['provision'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ScopeResource = keyof typeof SCOPE_CATALOGUE;
@@ -63,6 +65,7 @@ const ORGANISATION_ONLY: ReadonlySet<ScopeResource> = new Set([
   'model_pricing',
   'secret_references',
   'mcp_integrations',
+  'scim',
 ]);
 
 /** Organisation-managed resources a workspace key may still read: its own workspace and members. */

@@ -41,6 +41,10 @@ export interface UsersTable {
   last_name: ColumnType<string, string | undefined, string>;
   role: OrgRole;
   status: ColumnType<'active' | 'removed', 'active' | 'removed' | undefined, 'active' | 'removed'>;
+  /** SCIM `externalId`: the identity provider's id of the user (migration 0020). */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Set when SCIM deleted the (removed) user: SCIM answers 404 for it from then on. */
+  scim_deleted_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   version: Version;
   created_at: CreatedAt;
   updated_at: UpdatedAt;

@@ -1,16 +1,14 @@
 // Users of the organisation (spec 5.3 "manage users and permissions": organisation-level callers
 // only). Users join through invites, so there is no POST /users; removal keeps the row as `removed`.
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import { z } from 'zod';
-import { conflict, forbidden, notFound } from '../api-errors.js';
-import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
+import { conflict, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { csvEnum, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { membershipsOf, type UserRow, userSchema, userToApi, userWithMemberships } from './users.entity.js';
-import { removalRefusal, updateRefusal } from './users.rules.js';
+import { lockOwners, lockUser, removeUser, updateUser } from './users.repository.js';
 
 const userParams = z.object({ userId: z.uuid() });
 
@@ -41,32 +39,13 @@ const updateBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'give at least one of first_name, last_name, role');
 
-/**
- * Locks the organisation's active owners (id order, before any other user row, so two owners
- * demoting each other serialise instead of deadlocking) and returns their ids.
- */
-async function lockOwners(db: Kysely<ControlDatabase>, organisationId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('users')
-    .select('id')
-    .where('organisation_id', '=', organisationId)
-    .where('role', '=', 'owner')
-    .where('status', '=', 'active')
-    .orderBy('id')
-    .forUpdate()
-    .execute();
-  return rows.map((r) => r.id);
-}
-
 /** The target user, locked; 404 outside the caller's organisation, 409 once removed. */
-async function lockUser(db: Kysely<ControlDatabase>, principal: Principal, userId: string): Promise<UserRow> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('organisation_id', '=', principal.organisationId)
-    .where('id', '=', userId)
-    .forUpdate()
-    .executeTakeFirst();
+async function lockActiveUser(
+  db: Kysely<ControlDatabase>,
+  principal: Principal,
+  userId: string,
+): Promise<UserRow> {
+  const row = await lockUser(db, principal.organisationId, userId);
   if (!row) throw notFound('user');
   if (row.status === 'removed') throw conflict('the user was removed from the organisation');
   return row;
@@ -138,24 +117,8 @@ export const userRoutes: RouteDefinition[] = [
     async handler({ principal, params, body, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
-        const current = await lockUser(tx.db, principal, params.userId);
-        const refusal = updateRefusal(principal.role, current.role, body.role);
-        if (refusal) throw forbidden(refusal);
-        const demotesOwner = body.role !== undefined && current.role === 'owner';
-        if (demotesOwner && owners.length <= 1)
-          throw conflict('the last owner of the organisation cannot be demoted', 'body.role');
-        const row = await tx.db
-          .updateTable('users')
-          .set({
-            first_name: body.first_name ?? current.first_name,
-            last_name: body.last_name ?? current.last_name,
-            role: body.role ?? current.role,
-            version: sql<number>`version + 1`,
-            updated_at: new Date(),
-          })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        const current = await lockActiveUser(tx.db, principal, params.userId);
+        const row = await updateUser(tx.db, principal, current, owners, body);
         return userWithMemberships(tx.db, row);
       });
     },
@@ -173,28 +136,8 @@ export const userRoutes: RouteDefinition[] = [
     async handler({ principal, params, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
-        const current = await lockUser(tx.db, principal, params.userId);
-        const refusal = removalRefusal(principal.role, current.role);
-        if (refusal) throw forbidden(refusal);
-        if (current.role === 'owner' && owners.length <= 1)
-          throw conflict('the last owner of the organisation cannot be removed');
-        const row = await tx.db
-          .updateTable('users')
-          .set({ status: 'removed', version: sql<number>`version + 1`, updated_at: new Date() })
-          .where('id', '=', current.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await tx.db.deleteFrom('workspace_members').where('user_id', '=', current.id).execute();
-        // Gateways hold the user's keys in their snapshots: each disabled key is a change they apply.
-        const keys = await tx.db
-          .updateTable('api_keys')
-          .set({ status: 'disabled', version: sql<number>`version + 1`, updated_at: new Date() })
-          .where('organisation_id', '=', principal.organisationId)
-          .where('user_id', '=', current.id)
-          .where('status', 'in', ['active', 'expired'])
-          .returningAll()
-          .execute();
-        for (const key of keys) await tx.change(apiKeyEntity(key));
+        const current = await lockActiveUser(tx.db, principal, params.userId);
+        const row = await removeUser(tx, principal, current, owners);
         return userToApi(row, []);
       });
     },

@@ -26,6 +26,8 @@ export interface TokenOptions {
 
 export interface OrgFixture {
   readonly pool: pg.Pool;
+  /** The control plane's origin (`http://127.0.0.1:<port>`), for routes outside /v1 (SCIM). */
+  readonly base: string;
   readonly organisationId: string;
   readonly ownerId: string;
   /** Id of the admin key `call` uses (acts as admin; the bootstrap key acts as owner). */
@@ -97,6 +99,7 @@ export const test = base.extend<{ org: OrgFixture }>({
         const organisationId = ids.rows[0]?.organisation_id ?? '';
         const fixture: OrgFixture = {
           pool: pg.pool,
+          base,
           organisationId,
           ownerId: ids.rows[0]?.id ?? '',
           adminKeyId: created.body.id,

@@ -16,6 +16,7 @@ import * as secretReferences from './0016-secret-references.js';
 import * as virtualKeySecretMappings from './0017-virtual-key-secret-mappings.js';
 import * as guardrailSealedHeaders from './0018-guardrail-sealed-headers.js';
 import * as configSealedHeaders from './0019-config-sealed-headers.js';
+import * as scim from './0020-scim.js';
 
 export const migrations: Migrations = {
   '0001-outbox': outbox,
@@ -34,4 +35,5 @@ export const migrations: Migrations = {
   '0017-virtual-key-secret-mappings': virtualKeySecretMappings,
   '0018-guardrail-sealed-headers': guardrailSealedHeaders,
   '0019-config-sealed-headers': configSealedHeaders,
+  '0020-scim': scim,
 };
