@@ -3866,7 +3866,7 @@ export interface operations {
                     description?: string;
                     /** @enum {string} */
                     ai_provider: "openai" | "anthropic" | "azure-openai" | "vertex-ai" | "bedrock" | "groq" | "mistral-ai" | "cohere" | "together-ai" | "deepseek" | "fireworks-ai" | "perplexity-ai" | "openrouter" | "ollama" | "openai-compatible";
-                    /** @description Per ai_provider: {api_key}; azure-openai also {client_id, client_secret, tenant_id}; bedrock {aws_access_key_id, aws_secret_access_key, aws_session_token?}; vertex-ai {service_account_json}; each may add custom_headers {name: value}. Write-only: responses mask it. */
+                    /** @description Per ai_provider: {api_key}; azure-openai also {client_id, client_secret, tenant_id}; bedrock {aws_access_key_id, aws_secret_access_key, aws_session_token?}; vertex-ai {service_account_json}; each may add custom_headers {name: value}. Write-only: responses mask it; on update a value sent back masked keeps the stored one at that field (another mask is 400). */
                     credentials?: {
                         [key: string]: unknown;
                     };
