@@ -1,5 +1,7 @@
-// The cost of one request from a price row and its token usage, in exact integer micro-units.
-// Pure: shared by everything that prices traffic (gateway budgets, logger ledger, admin tools).
+// The cost of one request from a price row and its usage (tokens, and the media units images and
+// audio are billed by), in exact integer micro-units. Pure: shared by everything that prices
+// traffic (gateway budgets and request events, logger ledger, admin tools).
+import { extraPrices, hasMedia, imagePrice, type MediaUnits } from './media.js';
 
 /** The price dimensions of a ModelPricing body (proto field names), all micro-units of its currency. */
 export interface PriceRates {
@@ -8,6 +10,8 @@ export interface PriceRates {
   readonly cachedInputMicrosPerMtok: number;
   readonly cacheWriteMicrosPerMtok: number;
   readonly requestMicros: number;
+  /** Other dimensions as JSON, micro-units per named unit (`{"per_image":40000}`); '' when none. */
+  readonly extraJson?: string | undefined;
 }
 
 /**
@@ -21,7 +25,12 @@ export interface TokenCounts {
   readonly cacheWriteInputTokens?: number;
 }
 
+/** What costOf prices: token counts and, for image and audio requests, their media units. */
+export type UsageCounts = TokenCounts & MediaUnits;
+
 const MTOK = 1_000_000n;
+/** Seconds in an hour: the per-million, per-minute and per-hour parts share one denominator. */
+const HOUR = 3_600n;
 
 function count(value: number | undefined, name: string): number {
   const n = value ?? 0;
@@ -36,25 +45,56 @@ function rate(value: number, name: string): bigint {
 }
 
 /**
- * Micro-units charged for one request: the fixed request price plus every token dimension at its
- * rate. The token part is summed exactly (BigInt) and rounded ONCE, half up, to a whole micro-unit.
- * Cached and cache-write counts are parts of the input count; whatever exceeds it is capped (a
- * provider never bills more cached tokens than input tokens). Throws RangeError on negative or
- * fractional counts or rates, and when the result is not a safe integer.
+ * Micro-units charged for one request: the fixed request price, every token dimension at its rate,
+ * and the media units at their `extra` prices (media.ts names them):
+ * - images × the image price (`per_image_<quality>_<size>`, `per_image_<size>`, `per_image`);
+ * - characters × `per_mchar` / 1,000,000;
+ * - audio seconds × `per_audio_minute` / 60, or × `per_audio_hour` / 3600 when the row has no
+ *   per-minute price.
+ * The fractional parts (tokens, characters, audio) are summed exactly (BigInt) and rounded ONCE,
+ * half up, to a whole micro-unit; image and request prices are whole already. Cached and
+ * cache-write counts are parts of the input count; whatever exceeds it is capped (a provider never
+ * bills more cached tokens than input tokens). A unit whose price the row lacks costs 0, as a model
+ * without a row does. Throws RangeError on negative or fractional counts or rates, and when the
+ * result is not a safe integer.
  */
-export function costOf(pricing: PriceRates, usage: TokenCounts): number {
+export function costOf(pricing: PriceRates, usage: UsageCounts): number {
   const input = count(usage.inputTokens, 'inputTokens');
   const output = count(usage.outputTokens, 'outputTokens');
   const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);
   const write = Math.min(count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens'), input - cached);
   const uncached = input - cached - write;
 
-  const perMillion =
+  let perMillion =
     BigInt(uncached) * rate(pricing.inputMicrosPerMtok, 'inputMicrosPerMtok') +
     BigInt(cached) * rate(pricing.cachedInputMicrosPerMtok, 'cachedInputMicrosPerMtok') +
     BigInt(write) * rate(pricing.cacheWriteMicrosPerMtok, 'cacheWriteMicrosPerMtok') +
     BigInt(output) * rate(pricing.outputMicrosPerMtok, 'outputMicrosPerMtok');
-  const total = (perMillion + MTOK / 2n) / MTOK + rate(pricing.requestMicros, 'requestMicros');
+  // In 1/1,000,000 micro-units per hour-second: per-minute and per-hour prices divide exactly.
+  let perMillionHour = 0n;
+  let whole = rate(pricing.requestMicros, 'requestMicros');
+  if (hasMedia(usage)) {
+    const extra = extraPrices(pricing.extraJson);
+    const images = count(usage.images, 'images');
+    const characters = count(usage.characters, 'characters');
+    const seconds = count(usage.audioSeconds, 'audioSeconds');
+    if (images > 0) {
+      const each = imagePrice(extra, usage.imageQuality, usage.imageSize);
+      if (each !== undefined) whole += BigInt(images) * rate(each, 'extra image price');
+    }
+    if (characters > 0 && extra.per_mchar !== undefined)
+      perMillion += BigInt(characters) * rate(extra.per_mchar, 'extra.per_mchar');
+    if (seconds > 0) {
+      if (extra.per_audio_minute !== undefined)
+        perMillionHour +=
+          BigInt(seconds) * rate(extra.per_audio_minute, 'extra.per_audio_minute') * 60n * MTOK;
+      else if (extra.per_audio_hour !== undefined)
+        perMillionHour += BigInt(seconds) * rate(extra.per_audio_hour, 'extra.per_audio_hour') * MTOK;
+    }
+  }
+  const numerator = perMillion * HOUR + perMillionHour;
+  const denominator = MTOK * HOUR;
+  const total = (numerator + denominator / 2n) / denominator + whole;
   if (total > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError('cost exceeds the safe integer range');
   return Number(total);
 }
