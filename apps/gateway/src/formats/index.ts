@@ -1,6 +1,7 @@
 // Provider wire formats in one home: picks the format of a provider and path (or of a body's shape,
 // for OpenAI-compatible providers and callers that know neither), and reads usage, model and
-// answer text from JSON answers and event streams with it.
+// answer text from JSON answers and event streams with it, and the media units (images, speech
+// characters, audio seconds) image and audio requests are billed by.
 import { anthropic } from './anthropic.js';
 import { eventStreamPayloads } from './aws-event-stream.js';
 import { bedrock } from './bedrock.js';
@@ -22,6 +23,14 @@ export {
   preloadTokenizers,
 } from './estimate.js';
 export { bodyModel } from './json.js';
+export {
+  answerMediaUnits,
+  type MediaEndpoint,
+  type MediaUnits,
+  measuredMediaUnits,
+  mediaEndpoint,
+  requestMediaUnits,
+} from './media-units.js';
 export { forEachSseData, forEachSseEvent, parseSse, type SseEvent, SseReader } from './sse.js';
 export type { FormatId, Json, Usage, UsagePart, UserMessageAt, WireFormat } from './types.js';
 export { completeUsage, mergeUsage } from './usage.js';

@@ -1,0 +1,104 @@
+// Which media units an image or audio request and its answer carry (OpenAI's image, speech and
+// transcription APIs, which OpenAI-compatible providers copy): images with their quality and size,
+// characters turned into speech, seconds of audio transcribed. Priced by @aigw/pricing's costOf.
+import type { MediaUnits } from '@aigw/pricing';
+import { obj, str } from './json.js';
+
+export type { MediaUnits } from '@aigw/pricing';
+
+/** The kinds of media endpoint, by the last segments of a path (Azure's sit under a deployment). */
+export type MediaEndpoint = 'images' | 'speech' | 'transcription';
+
+export function mediaEndpoint(path: string): MediaEndpoint | undefined {
+  if (/\/images\/(?:generations|edits|variations)$/.test(path)) return 'images';
+  if (path.endsWith('/audio/speech')) return 'speech';
+  if (/\/audio\/(?:transcriptions|translations)$/.test(path)) return 'transcription';
+  return undefined;
+}
+
+/**
+ * OpenAI's documented defaults when a request leaves quality or size out: dall-e-2 and dall-e-3
+ * make 1024x1024 images at standard quality, gpt-image-1 picks both (`auto`). A request naming no
+ * model gets dall-e-2, OpenAI's default image model.
+ */
+function imageDefaults(model: string | undefined): { quality?: string; size?: string } {
+  if (model === undefined || model.startsWith('dall-e-')) return { quality: 'standard', size: '1024x1024' };
+  if (model.startsWith('gpt-image-')) return { quality: 'auto', size: 'auto' };
+  return {};
+}
+
+/** `n` as OpenAI reads it: a whole number from 1 (absent: 1); anything else is not counted. */
+function imageCount(n: unknown): number {
+  if (n === undefined || n === null) return 1;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 1 ? n : 0;
+}
+
+/**
+ * What a JSON request asks to be made, known before the call (reserved at admission): images (`n`,
+ * default 1, at the request's quality and size or the model's defaults), or the characters of a
+ * speech request's `input` (Unicode code points, as OpenAI counts them). Undefined for other paths,
+ * bodies that are not JSON objects, and requests that name no countable unit.
+ */
+export function requestMediaUnits(path: string, json: unknown): MediaUnits | undefined {
+  const endpoint = mediaEndpoint(path);
+  const body = obj(json);
+  if (!endpoint || !body) return undefined;
+  if (endpoint === 'images') {
+    const images = imageCount(body.n);
+    if (images === 0) return undefined;
+    const model = str(body.model);
+    const defaults = imageDefaults(model);
+    return {
+      images,
+      imageQuality: str(body.quality) ?? defaults.quality,
+      imageSize: str(body.size) ?? defaults.size,
+    };
+  }
+  if (endpoint === 'speech') {
+    const input = str(body.input);
+    if (input === undefined || input === '') return undefined;
+    let characters = 0;
+    for (const _ of input) characters++;
+    return { characters };
+  }
+  return undefined;
+}
+
+/**
+ * The units an answer measured, for settlement: the images it holds (`data[]`) and the seconds of
+ * audio a transcription or translation reports (`usage: {type: "duration", seconds}`, or
+ * verbose_json's `duration`; a fraction of a second counts as a whole one). Undefined when the
+ * answer says nothing countable (a transcription answered as text, a body not at hand).
+ */
+export function answerMediaUnits(path: string, answer: unknown): MediaUnits | undefined {
+  const endpoint = mediaEndpoint(path);
+  const body = obj(answer);
+  if (!endpoint || !body) return undefined;
+  if (endpoint === 'images') {
+    return Array.isArray(body.data) ? { images: body.data.length } : undefined;
+  }
+  if (endpoint === 'transcription') {
+    const usage = obj(body.usage);
+    const seconds = usage?.type === 'duration' ? usage.seconds : body.duration;
+    if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0) return undefined;
+    return { audioSeconds: Math.ceil(seconds) };
+  }
+  return undefined;
+}
+
+/**
+ * The units a successful call is charged: what the request asked for, with what the answer
+ * measured taking precedence (the images it holds, the audio seconds it reports). Images keep the
+ * request's quality and size, which the answer does not repeat.
+ */
+export function measuredMediaUnits(
+  path: string,
+  requestJson: unknown,
+  answer: unknown,
+): MediaUnits | undefined {
+  const asked = requestMediaUnits(path, requestJson);
+  const measured = answerMediaUnits(path, answer);
+  if (!asked) return measured;
+  if (!measured) return asked;
+  return { ...asked, ...measured };
+}
