@@ -131,12 +131,15 @@ export function handleTranscription(ctx: RouteContext): void {
     return;
   }
   if (format === 'verbose_json') {
+    const duration = audio.data.length / 16000;
+    // OpenAI reports whisper's billed seconds as `usage` (whole seconds, rounded up here).
     sendJson(ctx, 200, {
       task: 'transcribe',
       language: 'english',
-      duration: audio.data.length / 16000,
+      duration,
       text,
       segments: [],
+      usage: { type: 'duration', seconds: Math.ceil(duration) },
     });
     return;
   }
