@@ -1,7 +1,8 @@
-// What a request is charged: its reservation estimate (tokens, or cost from max_tokens and the
-// pricing snapshot) and, after the call, its actual tokens and cost for rate limits and budgets.
+// What a request is charged: its reservation estimate (tokens, or cost from max_tokens, the media
+// units it asks for and the pricing snapshot) and, after the call, its actual tokens and cost (tokens
+// and measured media units) for rate limits and budgets.
 
-import { costOf, matchPricing } from '@aigw/pricing';
+import { costOf, type MediaUnits, matchPricing } from '@aigw/pricing';
 import { EntityKind, type ModelPricing, type UsageCharge, UsageLimitType } from '@aigw/proto';
 import type { Snapshot } from '../snapshot/index.js';
 import type { BudgetItem, Plan } from './plan.js';
@@ -18,6 +19,8 @@ export interface ActualUsage {
   readonly model: string;
   /** Provider type (`openai`...) of the target that answered, for pricing. */
   readonly provider: string;
+  /** Images, speech characters or audio seconds the call was measured at (formats/media-units.ts). */
+  readonly media?: MediaUnits | undefined;
 }
 
 /** What settle charges: tokens to token rate limits, tokens or cost to budgets, reservations released. */
@@ -33,14 +36,7 @@ export function settlement(
   const costNow = () => {
     if (cost !== undefined) return cost;
     const price = usage ? priceOf(snapshot, organisationId, usage.provider, usage.model) : undefined;
-    cost =
-      usage && price
-        ? safeCost(price, {
-            inputTokens: safe(usage.inputTokens),
-            outputTokens: safe(usage.outputTokens),
-            cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
-          })
-        : 0;
+    cost = usage && price ? safeCost(price, countsOf(usage)) : 0;
     return cost;
   };
   const tokenCharges =
@@ -78,11 +74,13 @@ export function usageCharges(plan: Plan, work: SettleInput | undefined): UsageCh
   }));
 }
 
+/** The cost reserved at admission: the token estimate and the media units the request asks for. */
 export function estimateCost(
   snapshot: Snapshot,
   subject: LimitSubject,
   inputTokens: number,
   outputTokens: number,
+  media?: MediaUnits,
 ): number {
   const price = priceOf(
     snapshot,
@@ -90,7 +88,7 @@ export function estimateCost(
     subject.providerType || subject.provider,
     subject.model,
   );
-  return price ? safeCost(price, { inputTokens, outputTokens }) : 0;
+  return price ? safeCost(price, { inputTokens, outputTokens, ...safeMedia(media) }) : 0;
 }
 
 export function expiry(budget: BudgetItem): number {
@@ -161,8 +159,8 @@ function matchPrice(
 }
 
 /**
- * RequestEvent.cost of an answer: its reported tokens at the snapshot's price for the provider type
- * and model that answered (undefined when no price row matches or the amount is not a safe integer).
+ * RequestEvent.cost of an answer: its reported tokens and measured media units at the snapshot's
+ * price for the provider type and model that answered (undefined when no price row matches or the amount is not a safe integer).
  * The same price and rounding as a cost budget's settlement, so logs, ledger and budgets agree.
  */
 export function requestCost(
@@ -173,11 +171,7 @@ export function requestCost(
   const price = priceOf(snapshot, organisationId, usage.provider, usage.model);
   if (!price) return undefined;
   try {
-    const amountMicros = costOf(price, {
-      inputTokens: safe(usage.inputTokens),
-      outputTokens: safe(usage.outputTokens),
-      cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
-    });
+    const amountMicros = costOf(price, countsOf(usage));
     return { amountMicros, currency: price.currency.toUpperCase() };
   } catch {
     return undefined;
@@ -187,6 +181,27 @@ export function requestCost(
 /** Non-negative safe integers only: a provider reporting nonsense must not break accounting. */
 export function safe(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.min(Math.floor(n), Number.MAX_SAFE_INTEGER) : 0;
+}
+
+/** What costOf prices of an actual usage: its tokens and media units, made safe. */
+function countsOf(usage: ActualUsage): Parameters<typeof costOf>[1] {
+  return {
+    inputTokens: safe(usage.inputTokens),
+    outputTokens: safe(usage.outputTokens),
+    cachedInputTokens: safe(usage.cachedInputTokens ?? 0),
+    ...safeMedia(usage.media),
+  };
+}
+
+function safeMedia(media: MediaUnits | undefined): MediaUnits {
+  if (!media) return {};
+  return {
+    images: safe(media.images ?? 0),
+    imageQuality: media.imageQuality,
+    imageSize: media.imageSize,
+    characters: safe(media.characters ?? 0),
+    audioSeconds: safe(media.audioSeconds ?? 0),
+  };
 }
 
 function safeCost(price: ModelPricing, counts: Parameters<typeof costOf>[1]): number {

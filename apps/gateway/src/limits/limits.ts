@@ -3,6 +3,7 @@
 // response with the actual tokens and cost. While Redis is unreachable it decides in-process
 // (ARCHITECTURE part 4) and says so: `degraded`, and a metric per degraded decision.
 import { randomBytes } from 'node:crypto';
+import type { MediaUnits } from '@aigw/pricing';
 import type { UsageAlertEvent, UsageCharge } from '@aigw/proto';
 import type { Logger } from '@aigw/runtime';
 import type { Redis } from 'ioredis';
@@ -60,6 +61,8 @@ export interface RequestEstimate {
   readonly maxTokens?: number | undefined;
   /** Input tokens guessed from the body size. */
   readonly inputTokensGuess?: number | undefined;
+  /** Images or speech characters the request asks for (cost budgets reserve their price). */
+  readonly media?: MediaUnits | undefined;
 }
 
 export type { ActualUsage } from './charges.js';
@@ -248,7 +251,13 @@ export function createLimits(deps: LimitsDeps): Limits {
       if (template.rates.length === 0 && template.budgets.length === 0) return NOTHING;
       let plan = instantiate(template, now(), (type) => {
         if (type === 'tokens') return safe(inputTokens + outputTokens);
-        costEstimate ??= estimateCost(snapshot, subject, safe(inputTokens), safe(outputTokens));
+        costEstimate ??= estimateCost(
+          snapshot,
+          subject,
+          safe(inputTokens),
+          safe(outputTokens),
+          estimate.media,
+        );
         return costEstimate;
       });
 

@@ -18,6 +18,6 @@ export async function admitLimits(
   if (!limits || !access) return;
   const subject = limitSubject(access, providerType, ctx.model);
   const size = ctx.body?.length ?? Number(ctx.req.headers['content-length'] ?? 0);
-  ctx.admission = await limits.admit(access.snapshot, subject, requestEstimate(ctx.json, size));
+  ctx.admission = await limits.admit(access.snapshot, subject, requestEstimate(ctx.json, size, ctx.path));
   ctx.limitHeaders = admissionHeaders(ctx.admission);
 }

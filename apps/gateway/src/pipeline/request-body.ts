@@ -1,10 +1,12 @@
 // Stage: read the request body, only when a stage needs it; otherwise it streams to the provider
 // untouched. Who needs it (docs/gateway.md, "When the gateway reads a body"): a config (routing,
 // retries, cache, guardrails), a provider that signs or reads it (Bedrock, Vertex), a managed
-// provider with an allow-list or several deployments, a limit policy on the model, and the stream
-// usage of OpenAI-style completions (stream-usage.ts).
+// provider with an allow-list or several deployments, a limit policy on the model, the stream
+// usage of OpenAI-style completions (stream-usage.ts), and image and speech requests in
+// control-plane mode (priced by what they ask for: formats/media-units.ts).
 import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../access/index.js';
 import { gatewayError } from '../errors.js';
+import { mediaEndpoint } from '../formats/index.js';
 import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { mayTranslate } from '../translate/translation.js';
@@ -20,6 +22,12 @@ export interface BodyDeps {
 
 function isJson(ctx: RequestContext): boolean {
   return ctx.req.headers['content-type']?.includes('json') ?? false;
+}
+
+/** Image and speech requests: their JSON says what they cost (transcriptions are multipart uploads). */
+function requestPricedMedia(path: string): boolean {
+  const endpoint = mediaEndpoint(path);
+  return endpoint === 'images' || endpoint === 'speech';
 }
 
 /**
@@ -60,6 +68,10 @@ export async function readTargetBody(
     (managed !== undefined && needsModel(managed)) ||
     (access !== undefined &&
       deps.limits?.readsModel(access.snapshot, access.identity.organisation.id) === true);
+  // Images and speech are priced by what the JSON asks for (n, size, quality; input's length) and by
+  // its model, which the answer does not name: budgets reserve it, settle and the event price it. A
+  // body that does not parse still goes to the provider, as without the gateway.
+  const mediaPriced = access !== undefined && isJson(ctx) && requestPricedMedia(ctx.path);
   const usageAsked =
     isJson(ctx) &&
     streamsUsageOnRequest(
@@ -75,6 +87,7 @@ export async function readTargetBody(
   if (
     rendered === undefined &&
     !modelNeeded &&
+    !mediaPriced &&
     !usageAsked &&
     !translates &&
     !target.provider.needsBody(target.base)

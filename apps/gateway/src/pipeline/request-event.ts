@@ -14,6 +14,7 @@ import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from '../upstream/capture.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { estimateUsage, type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
+import type { MediaCharge } from './media-charge.js';
 
 export interface RequestFacts {
   readonly id: string;
@@ -52,6 +53,11 @@ export interface RequestFacts {
    * of a model call that reported none (pipeline/estimate-answer.ts), which budgets charge too.
    */
   readonly pricing?: Pick<RequestAccess, 'snapshot' | 'identity'>;
+  /**
+   * The media units (images, speech characters, audio seconds) a successful image or audio call is
+   * charged, and the model they are priced as (settle.ts, the same units budgets settle with).
+   */
+  readonly media?: MediaCharge;
   /** The sealed response's facts when settle already read them (read here otherwise). */
   readonly responseFacts?: ResponseFacts;
   /** The JSON request body's `model` when the pipeline parsed the body (it is parsed here otherwise). */
@@ -127,14 +133,16 @@ export function buildRequestEvent(
   const modelRequested =
     facts.modelRequested ?? requestModel(facts.requestContentType, facts.request.complete());
   const modelServed = responseFacts.model ?? '';
+  const media = facts.media;
   const cost =
-    facts.pricing && responseFacts.usage
+    facts.pricing && (responseFacts.usage || media)
       ? requestCost(facts.pricing.snapshot, facts.pricing.identity.organisation.id, {
-          inputTokens: responseFacts.usage.inputTokens,
-          outputTokens: responseFacts.usage.outputTokens,
-          cachedInputTokens: responseFacts.usage.cachedInputTokens,
-          model: modelServed || modelRequested,
+          inputTokens: responseFacts.usage?.inputTokens ?? 0,
+          outputTokens: responseFacts.usage?.outputTokens ?? 0,
+          cachedInputTokens: responseFacts.usage?.cachedInputTokens,
+          model: modelServed || modelRequested || (media?.model ?? ''),
           provider: facts.provider,
+          media: media?.units,
         })
       : undefined;
   let attempts: Attempt[] = [];

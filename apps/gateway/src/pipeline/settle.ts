@@ -1,10 +1,11 @@
 // Stage, after the answer is complete (off the client's path): settle the admission with the
-// answer's usage and publish the request event. The event is built later, by the publisher, from
+// answer's usage (tokens, and the media units of image and audio calls) and publish the request event. The event is built later, by the publisher, from
 // what is frozen here (a late 'aborted' or chunk after the close must not change it).
 import type { RequestEvent } from '@aigw/proto';
 import { settledUsage, usageOf } from '../limits/index.js';
 import { readResponseFacts } from '../upstream/usage.js';
 import { estimateAnswer, needsEstimate } from './estimate-answer.js';
+import { mediaCharge } from './media-charge.js';
 import type { RequestContext } from './request-context.js';
 import { buildRequestEvent } from './request-event.js';
 
@@ -54,18 +55,28 @@ function finish(
     if (admission) void admission.settle(undefined);
     const charges = ctx.turnCharges ?? admission?.usageCharges;
     if (charges) facts.usageCharges = charges;
-  } else if (admission) {
+  } else {
     const held = ctx.heldAnswer;
-    if (held) {
-      void admission.settle(settledUsage(held.contentType, held.body, held.body, ctx.model, facts.provider));
-    } else {
-      // Read once in settleAndPublish: the request event reuses it.
-      const read = facts.responseFacts;
-      void admission.settle(read ? usageOf(read, ctx.model, facts.provider) : undefined);
+    const media = held
+      ? mediaCharge(ctx, held.contentType, held.body)
+      : mediaCharge(ctx, outcome?.responseHeaders['content-type'], facts.response.complete());
+    // The request event prices the same units as the budgets' settlement.
+    if (media) facts.media = media;
+    if (admission) {
+      const model = ctx.model || (media?.model ?? '');
+      if (held) {
+        void admission.settle(
+          settledUsage(held.contentType, held.body, held.body, model, facts.provider, media?.units),
+        );
+      } else {
+        // Read once in settleAndPublish: the request event reuses it.
+        const read = facts.responseFacts ?? { usage: undefined, model: undefined };
+        void admission.settle(usageOf(read, model, facts.provider, media?.units));
+      }
+      const charges = admission.usageCharges;
+      const targets = ctx.targetCharges;
+      facts.usageCharges = targets ? () => [...charges(), ...targets()] : charges;
     }
-    const charges = admission.usageCharges;
-    const targets = ctx.targetCharges;
-    facts.usageCharges = targets ? () => [...charges(), ...targets()] : charges;
   }
   publish(() => buildRequestEvent(facts, outcome, completedAt));
 }

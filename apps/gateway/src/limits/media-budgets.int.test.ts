@@ -1,0 +1,201 @@
+// Cost budgets see what images and speech cost (real Redis, the gateway over the mock provider):
+// admission reserves n x the image price or the input's characters x the speech price, settle
+// charges the measured units, and the request event's cost is the same amount as the budget's.
+import { EntityKind, ModelPricing, UsageLimitType } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import type { Redis } from 'ioredis';
+import { afterEach, describe, expect } from 'vitest';
+import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
+import {
+  admittedOf,
+  attempt,
+  entity,
+  makeLimits,
+  refusedOf,
+  snapshotOf,
+  subject,
+  usagePolicy,
+} from './limits.test-support.js';
+import { requestEstimate } from './request-usage.js';
+
+let gw: ControlPlaneGateway | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+/** A platform price row of an openai model priced only by `extra` (micro-USD per unit). */
+function mediaPrice(model: string, extra: Record<string, number>) {
+  const value = ModelPricing.fromPartial({
+    aiProvider: 'openai',
+    model,
+    currency: 'USD',
+    extraJson: JSON.stringify(extra),
+  });
+  return entity(EntityKind.MODEL_PRICING, { $case: 'modelPricing', value }, { organisationId: '' });
+}
+
+// OpenAI's list prices: dall-e-3 standard 1024x1024 0.04 USD an image; tts-1 15 USD per million characters.
+const DALLE3 = mediaPrice('dall-e-3', {
+  per_image_standard_1024x1024: 40_000,
+  per_image_hd_1024x1024: 80_000,
+});
+const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
+
+/** A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`. */
+async function start(redis: Redis, limit: number, price: ReturnType<typeof mediaPrice>) {
+  const tenant = await startTenantGateway(makeLimits(redis).limits, ({ org, ws }) => [
+    {
+      ...usagePolicy({
+        type: UsageLimitType.COST,
+        creditLimit: limit,
+        conditions: [{ key: 'workspace_id', value: ws }],
+        groupBy: [{ key: 'api_key' }],
+      }),
+      organisationId: org,
+    },
+    price,
+  ]);
+  gw = tenant.gw;
+  const current = tenant.gw;
+  return (path: string, body: unknown, traceId: string) =>
+    fetch(`${current.base}/v1${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-api-key': tenant.key,
+        'x-service-provider': '@openai-prod',
+        'x-service-trace-id': traceId,
+      },
+      body: JSON.stringify(body),
+    });
+}
+
+/**
+ * Calls until the budget refuses (at most `max` calls), each after the previous call's charge is in
+ * its Redis counter (settle runs after the answer went out): the statuses, and each event's cost
+ * and budget charge.
+ */
+async function spendUntilRefused(
+  redis: Redis,
+  call: (traceId: string) => Promise<Response>,
+  max: number,
+): Promise<{ statuses: number[]; costs: (number | undefined)[]; charged: number[]; refusal: unknown }> {
+  const statuses: number[] = [];
+  const costs: (number | undefined)[] = [];
+  const charged: number[] = [];
+  let total = 0;
+  for (let i = 0; i < max; i++) {
+    const traceId = `media-${i}-${Math.random().toString(36).slice(2)}`;
+    const res = await call(traceId);
+    statuses.push(res.status);
+    if (res.status !== 200) return { statuses, costs, charged, refusal: await res.json() };
+    await res.arrayBuffer();
+    const event = await (gw as ControlPlaneGateway).eventFor(traceId);
+    costs.push(event.cost?.amountMicros);
+    const charge = event.usageCharges[0];
+    charged.push(charge?.amount ?? 0);
+    total += charge?.amount ?? 0;
+    // The next call must see this one's charge, not its reservation still in flight.
+    let u = -1;
+    for (let j = 0; j < 200 && u !== total && charge; j++) {
+      u = Number(await redis.hget(charge.counterKey, 'u'));
+      if (u !== total) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(u).toBe(total);
+  }
+  return { statuses, costs, charged, refusal: undefined };
+}
+
+describe('cost budgets charge images and speech', () => {
+  test('a budget of 10 cents stops dall-e-3 images after those it pays for, one request over at most', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 100_000, DALLE3);
+    const image = { model: 'dall-e-3', prompt: 'a sea otter', size: '1024x1024' };
+    const spent = await spendUntilRefused(
+      redis.client,
+      (traceId) => call('/images/generations', image, traceId),
+      6,
+    );
+    // 0.04 USD an image: 2 fit, the 3rd starts below the limit (0.08) and goes over, the 4th is refused
+    expect(spent.statuses).toEqual([200, 200, 200, 412]);
+    expect(spent.costs).toEqual([40_000, 40_000, 40_000]);
+    expect(spent.charged).toEqual([40_000, 40_000, 40_000]);
+    expect(spent.refusal).toMatchObject({
+      error: { type: 'usage_limit_error', code: 'policy_usage_limit_exhausted' },
+    });
+    // the refused request never reached the provider
+    expect(gw?.mock.requests.filter((r) => r.path === '/v1/images/generations')).toHaveLength(3);
+  });
+
+  test('hd images cost their own price, n times', async ({ redis }) => {
+    const call = await start(redis.client, 1_000_000, DALLE3);
+    const res = await call(
+      '/images/generations',
+      { model: 'dall-e-2', prompt: 'unpriced model', n: 2 },
+      'hd-0',
+    );
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    // no price row for dall-e-2 here: no cost rather than a made-up one
+    expect((await gw?.eventFor('hd-0'))?.cost).toBeUndefined();
+    const hd = await call(
+      '/images/generations',
+      { model: 'dall-e-3', prompt: 'x', quality: 'hd', size: '1024x1024', n: 1 },
+      'hd-1',
+    );
+    expect(hd.status).toBe(200);
+    await hd.arrayBuffer();
+    const event = await gw?.eventFor('hd-1');
+    expect(event?.cost).toEqual({ amountMicros: 80_000, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(80_000);
+  });
+
+  test('a budget of 4 cents stops tts-1 speech by characters, one request over at most', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 40_000, TTS1);
+    // 1000 characters at 15 USD per million = 0.015 USD a request
+    const speech = { model: 'tts-1', input: 'a'.repeat(1000), voice: 'alloy' };
+    const spent = await spendUntilRefused(
+      redis.client,
+      (traceId) => call('/audio/speech', speech, traceId),
+      6,
+    );
+    expect(spent.statuses).toEqual([200, 200, 200, 412]);
+    expect(spent.costs).toEqual([15_000, 15_000, 15_000]);
+    expect(spent.charged).toEqual([15_000, 15_000, 15_000]);
+    expect(gw?.mock.requests.filter((r) => r.path === '/v1/audio/speech')).toHaveLength(3);
+  });
+});
+
+describe('admission reserves the known media cost', () => {
+  test('n images x price and characters x price are reserved before the call', async ({ redis }) => {
+    const { limits } = makeLimits(redis.client);
+    const policy = usagePolicy({ type: UsageLimitType.COST, creditLimit: 100_000 });
+    const snapshot = snapshotOf(DALLE3, TTS1, policy);
+    const images = { model: 'dall-e-3', prompt: 'x', n: 1 };
+    const imageEstimate = requestEstimate(images, JSON.stringify(images).length, '/images/generations');
+    const who = subject({ apiKeyId: 'key-reserve', model: 'dall-e-3' });
+    // none settled: 40000 + 40000 held, a third (120000 > 100000) waits for them
+    const outcomes = await Promise.all([
+      attempt(limits.admit(snapshot, who, imageEstimate)),
+      attempt(limits.admit(snapshot, who, imageEstimate)),
+    ]);
+    expect(admittedOf(outcomes)).toHaveLength(2);
+    const third = await attempt(limits.admit(snapshot, who, imageEstimate));
+    expect(refusedOf([third])[0]).toMatchObject({ status: 429, code: 'usage_limit_in_flight' });
+
+    const speech = { model: 'tts-1', input: 'b'.repeat(4000), voice: 'alloy' };
+    const speechEstimate = requestEstimate(speech, JSON.stringify(speech).length, '/audio/speech');
+    expect(speechEstimate.media).toEqual({ characters: 4000 });
+    const speaker = subject({ apiKeyId: 'key-speech', model: 'tts-1' });
+    // 4000 characters = 60000 micro-USD: one admitted, the second (120000 > 100000) waits
+    const first = await attempt(limits.admit(snapshot, speaker, speechEstimate));
+    expect(admittedOf([first])).toHaveLength(1);
+    const second = await attempt(limits.admit(snapshot, speaker, speechEstimate));
+    expect(refusedOf([second])[0]).toMatchObject({ status: 429, code: 'usage_limit_in_flight' });
+  });
+});

@@ -1,0 +1,45 @@
+// The media units a finished image or audio call is charged (images, speech characters, audio
+// seconds; formats/media-units.ts reads them), and the model they are priced as: budgets' settle
+// and the request event's cost take both from here, so they agree.
+import { requestModel } from '../access/index.js';
+import { type MediaUnits, measuredMediaUnits, mediaEndpoint } from '../formats/index.js';
+import type { RequestContext } from './request-context.js';
+
+export interface MediaCharge {
+  readonly units: MediaUnits;
+  /** The model asked for: image and audio answers do not name one. */
+  readonly model: string;
+}
+
+/**
+ * Units of a call that succeeded (2xx, no error) on a media path; undefined otherwise (a refused or
+ * failed call made nothing and is not charged). `answer`: the body the provider sent, when whole.
+ */
+export function mediaCharge(
+  ctx: RequestContext,
+  contentType: string | undefined,
+  answer: Buffer | undefined,
+): MediaCharge | undefined {
+  const status = ctx.result?.status ?? 0;
+  if (status < 200 || status >= 300 || ctx.result?.error || !mediaEndpoint(ctx.path)) return undefined;
+  const units = measuredMediaUnits(
+    ctx.path,
+    ctx.json,
+    contentType?.includes('json') ? parsed(answer) : undefined,
+  );
+  if (!units) return undefined;
+  // A multipart upload (transcription) streams through unread: its `model` field is in the
+  // captured head of the request.
+  const model =
+    ctx.model || requestModel(ctx.path, ctx.facts.requestContentType, ctx.facts.request.head(), undefined);
+  return { units, model };
+}
+
+function parsed(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
