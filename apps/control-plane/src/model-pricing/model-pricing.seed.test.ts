@@ -56,6 +56,44 @@ describe('seed-prices.json', () => {
     expect(priceOf('groq', 'whisper-large-v3')?.extra).toEqual({ per_audio_hour: 111_000 });
   });
 
+  it("prices OpenAI's image and audio models by their extra units, at list prices", () => {
+    const withExtra = (model: string) => {
+      const p = priceOf('openai', model);
+      expect(p?.model, model).toBe(model);
+      return { ...rates(p!), extraJson: JSON.stringify(p?.extra) };
+    };
+    const none = { inputTokens: 0, outputTokens: 0 };
+    const dalle2 = withExtra('dall-e-2');
+    expect(costOf(dalle2, { ...none, images: 1, imageQuality: 'standard', imageSize: '256x256' })).toBe(
+      16_000,
+    );
+    expect(costOf(dalle2, { ...none, images: 1, imageQuality: 'standard', imageSize: '512x512' })).toBe(
+      18_000,
+    );
+    expect(costOf(dalle2, { ...none, images: 2, imageQuality: 'standard', imageSize: '1024x1024' })).toBe(
+      40_000,
+    );
+    const dalle3 = withExtra('dall-e-3');
+    const d3 = (quality: string, size: string) =>
+      costOf(dalle3, { ...none, images: 1, imageQuality: quality, imageSize: size });
+    expect([d3('standard', '1024x1024'), d3('standard', '1024x1792'), d3('standard', '1792x1024')]).toEqual([
+      40_000, 80_000, 80_000,
+    ]);
+    expect([d3('hd', '1024x1024'), d3('hd', '1024x1792'), d3('hd', '1792x1024')]).toEqual([
+      80_000, 120_000, 120_000,
+    ]);
+    expect(priceOf('openai', 'gpt-image-1')).toMatchObject({
+      input_micros_per_mtok: 5_000_000,
+      cached_input_micros_per_mtok: 1_250_000,
+      output_micros_per_mtok: 40_000_000,
+    });
+    // a million characters of speech: 15 USD (tts-1), 30 USD (tts-1-hd)
+    expect(costOf(withExtra('tts-1'), { ...none, characters: 1_000_000 })).toBe(15_000_000);
+    expect(costOf(withExtra('tts-1-hd'), { ...none, characters: 1_000_000 })).toBe(30_000_000);
+    // a minute of whisper-1: 0.006 USD
+    expect(costOf(withExtra('whisper-1'), { ...none, audioSeconds: 60 })).toBe(6_000);
+  });
+
   it('prices ollama at zero', () => {
     const ollama = priceOf('ollama', 'llama3.1:8b');
     expect(ollama).toBeDefined();
