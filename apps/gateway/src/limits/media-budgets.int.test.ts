@@ -42,6 +42,7 @@ const DALLE3 = mediaPrice('dall-e-3', {
   per_image_hd_1024x1024: 80_000,
 });
 const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
+const WHISPER1 = mediaPrice('whisper-1', { per_audio_minute: 6_000 });
 
 /** A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`. */
 async function start(redis: Redis, limit: number, price: ReturnType<typeof mediaPrice>) {
@@ -63,12 +64,12 @@ async function start(redis: Redis, limit: number, price: ReturnType<typeof media
     fetch(`${current.base}/v1${path}`, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json',
+        ...(body instanceof FormData ? {} : { 'content-type': 'application/json' }),
         'x-service-api-key': tenant.key,
         'x-service-provider': '@openai-prod',
         'x-service-trace-id': traceId,
       },
-      body: JSON.stringify(body),
+      body: body instanceof FormData ? body : JSON.stringify(body),
     });
 }
 
@@ -168,6 +169,36 @@ describe('cost budgets charge images and speech', () => {
     expect(spent.costs).toEqual([15_000, 15_000, 15_000]);
     expect(spent.charged).toEqual([15_000, 15_000, 15_000]);
     expect(gw?.mock.requests.filter((r) => r.path === '/v1/audio/speech')).toHaveLength(3);
+  });
+});
+
+describe('transcriptions are charged the seconds their answer reports', () => {
+  test('verbose_json seconds at per_audio_minute; an answer without seconds is not charged', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 1_000_000, WHISPER1);
+    const upload = (format: string) => {
+      const form = new FormData();
+      form.append('model', 'whisper-1');
+      form.append('response_format', format);
+      // the mock hears 16000 bytes a second: 2.5 s, billed as 3 s
+      form.append('file', new Blob([new Uint8Array(40_000)], { type: 'audio/wav' }), 'clip.wav');
+      return form;
+    };
+    const res = await call('/audio/transcriptions', upload('verbose_json'), 'whisper-1');
+    expect(res.status).toBe(200);
+    expect((await res.json()).usage).toEqual({ type: 'duration', seconds: 3 });
+    const event = await gw?.eventFor('whisper-1');
+    // 3 seconds at 0.006 USD a minute = 300 micro-USD, in the event and the budget alike
+    expect(event?.cost).toEqual({ amountMicros: 300, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(300);
+
+    const plain = await call('/audio/transcriptions', upload('json'), 'whisper-2');
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).not.toHaveProperty('usage');
+    const unmeasured = await gw?.eventFor('whisper-2');
+    expect(unmeasured?.cost).toBeUndefined();
+    expect(unmeasured?.usageCharges[0]?.amount).toBe(0);
   });
 });
 
