@@ -2,14 +2,11 @@
 // seconds; formats/media-units.ts reads them), and the model they are priced as: budgets' settle
 // and the request event's cost take both from here, so they agree.
 import { requestModel } from '../access/index.js';
-import { type MediaUnits, measuredMediaUnits, mediaEndpoint } from '../formats/index.js';
+import { measuredMediaUnits, mediaEndpoint } from '../formats/index.js';
 import type { RequestContext } from './request-context.js';
+import type { MediaCharge } from './request-event.js';
 
-export interface MediaCharge {
-  readonly units: MediaUnits;
-  /** The model asked for: image and audio answers do not name one. */
-  readonly model: string;
-}
+export type { MediaCharge } from './request-event.js';
 
 /**
  * Units of a call that succeeded (2xx, no error) on a media path; undefined otherwise (a refused or
