@@ -25,6 +25,7 @@ export {
 export { bodyModel } from './json.js';
 export {
   answerMediaUnits,
+  formRequest,
   type MediaEndpoint,
   type MediaUnits,
   measuredMediaUnits,

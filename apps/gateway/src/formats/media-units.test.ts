@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { answerMediaUnits, measuredMediaUnits, mediaEndpoint, requestMediaUnits } from './media-units.js';
+import {
+  answerMediaUnits,
+  formRequest,
+  measuredMediaUnits,
+  mediaEndpoint,
+  requestMediaUnits,
+} from './media-units.js';
 
 // Request and answer shapes as OpenAI documents them (API reference, images and audio).
 const dalle3Request = {
@@ -149,5 +155,30 @@ describe('measuredMediaUnits', () => {
       }),
     ).toEqual({ audioSeconds: 3 });
     expect(measuredMediaUnits('/chat/completions', { model: 'gpt-4o' }, { choices: [] })).toBeUndefined();
+  });
+});
+
+describe('formRequest', () => {
+  it("reads an image upload's model, n, size and quality from the form's head, not the file", async () => {
+    const form = new FormData();
+    form.append('model', 'dall-e-2');
+    form.append('n', '3');
+    form.append('size', '512x512');
+    form.append('prompt', 'add a hat');
+    form.append('image', new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), 'otter.png');
+    const request = new Request('http://x.invalid', { method: 'POST', body: form });
+    const contentType = request.headers.get('content-type') ?? '';
+    const body = Buffer.from(await request.arrayBuffer());
+    const fields = formRequest(contentType, body);
+    expect(fields).toEqual({ model: 'dall-e-2', n: 3, size: '512x512' });
+    expect(requestMediaUnits('/images/edits', fields)).toEqual({
+      images: 3,
+      imageQuality: 'standard',
+      imageSize: '512x512',
+    });
+    // a field cut by the capture is left out
+    const cut = body.subarray(0, body.indexOf('512x512') + 3);
+    expect(formRequest(contentType, cut)).toEqual({ model: 'dall-e-2', n: 3 });
+    expect(formRequest('application/json', body)).toBeUndefined();
   });
 });

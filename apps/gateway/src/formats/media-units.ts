@@ -3,6 +3,7 @@
 // characters turned into speech, seconds of audio transcribed. Priced by @aigw/pricing's costOf.
 import type { MediaUnits } from '@aigw/pricing';
 import { obj, str } from './json.js';
+import type { Json } from './types.js';
 
 export type { MediaUnits } from '@aigw/pricing';
 
@@ -84,6 +85,34 @@ export function answerMediaUnits(path: string, answer: unknown): MediaUnits | un
     return { audioSeconds: Math.ceil(seconds) };
   }
   return undefined;
+}
+
+/** Form fields that say what an image upload (edits, variations) makes. */
+const FORM_FIELDS = new Set(['model', 'n', 'size', 'quality']);
+
+/**
+ * The text fields of a multipart/form-data body's head that price an image upload (`model`, `n`,
+ * `size`, `quality`), as a JSON-like object `requestMediaUnits` reads (`n` as a number). SDKs send
+ * these fields before the file, so the captured head of a streamed upload holds them. Undefined
+ * when the body is not multipart.
+ */
+export function formRequest(contentType: string | undefined, head: Buffer | undefined): Json | undefined {
+  const boundary = /^multipart\/form-data;.*?boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  if (!boundary || !head) return undefined;
+  const out: Json = {};
+  for (const part of head.toString('latin1').split(`--${boundary}`)) {
+    const split = part.indexOf('\r\n\r\n');
+    if (split < 0) continue;
+    const headers = part.slice(0, split);
+    if (/filename=/i.test(headers)) continue;
+    const name = /content-disposition:\s*form-data;\s*name="([^"]+)"/i.exec(headers)?.[1];
+    if (!name || !FORM_FIELDS.has(name)) continue;
+    // A whole field ends with CRLF before the next boundary; a field cut by the capture is skipped.
+    if (!part.endsWith('\r\n')) continue;
+    const value = part.slice(split + 4, -2);
+    out[name] = name === 'n' ? (/^\d{1,4}$/.test(value) ? Number(value) : value) : value;
+  }
+  return out;
 }
 
 /**

@@ -43,9 +43,10 @@ const DALLE3 = mediaPrice('dall-e-3', {
 });
 const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
 const WHISPER1 = mediaPrice('whisper-1', { per_audio_minute: 6_000 });
+const DALLE2 = mediaPrice('dall-e-2', { per_image_256x256: 16_000, per_image_1024x1024: 20_000 });
 
 /** A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`. */
-async function start(redis: Redis, limit: number, price: ReturnType<typeof mediaPrice>) {
+async function start(redis: Redis, limit: number, ...prices: ReturnType<typeof mediaPrice>[]) {
   const tenant = await startTenantGateway(makeLimits(redis).limits, ({ org, ws }) => [
     {
       ...usagePolicy({
@@ -56,7 +57,7 @@ async function start(redis: Redis, limit: number, price: ReturnType<typeof media
       }),
       organisationId: org,
     },
-    price,
+    ...prices,
   ]);
   gw = tenant.gw;
   const current = tenant.gw;
@@ -199,6 +200,25 @@ describe('transcriptions are charged the seconds their answer reports', () => {
     const unmeasured = await gw?.eventFor('whisper-2');
     expect(unmeasured?.cost).toBeUndefined();
     expect(unmeasured?.usageCharges[0]?.amount).toBe(0);
+  });
+});
+
+describe('image uploads stream and are charged from their form', () => {
+  test("an edit's n images at the form's size", async ({ redis }) => {
+    const call = await start(redis.client, 1_000_000, DALLE2);
+    const form = new FormData();
+    form.append('model', 'dall-e-2');
+    form.append('n', '3');
+    form.append('size', '256x256');
+    form.append('prompt', 'add a hat');
+    form.append('image', new Blob([new Uint8Array(2_048)], { type: 'image/png' }), 'otter.png');
+    const res = await call('/images/edits', form, 'edit-1');
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toHaveLength(3);
+    const event = await gw?.eventFor('edit-1');
+    // 3 x 0.016 USD
+    expect(event?.cost).toEqual({ amountMicros: 48_000, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(48_000);
   });
 });
 

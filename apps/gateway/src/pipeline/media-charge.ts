@@ -2,7 +2,7 @@
 // seconds; formats/media-units.ts reads them), and the model they are priced as: budgets' settle
 // and the request event's cost take both from here, so they agree.
 import { requestModel } from '../access/index.js';
-import { measuredMediaUnits, mediaEndpoint } from '../formats/index.js';
+import { formRequest, measuredMediaUnits, mediaEndpoint } from '../formats/index.js';
 import type { RequestContext } from './request-context.js';
 import type { MediaCharge } from './request-event.js';
 
@@ -19,16 +19,17 @@ export function mediaCharge(
 ): MediaCharge | undefined {
   const status = ctx.result?.status ?? 0;
   if (status < 200 || status >= 300 || ctx.result?.error || !mediaEndpoint(ctx.path)) return undefined;
+  const { requestContentType, request } = ctx.facts;
+  // A multipart upload (image edits and variations, transcriptions) streams through unread: its
+  // model, n, size and quality are form fields in the captured head of the request.
+  const asked = ctx.json ?? formRequest(requestContentType, request.head());
   const units = measuredMediaUnits(
     ctx.path,
-    ctx.json,
+    asked,
     contentType?.includes('json') ? parsed(answer) : undefined,
   );
   if (!units) return undefined;
-  // A multipart upload (transcription) streams through unread: its `model` field is in the
-  // captured head of the request.
-  const model =
-    ctx.model || requestModel(ctx.path, ctx.facts.requestContentType, ctx.facts.request.head(), undefined);
+  const model = ctx.model || requestModel(ctx.path, requestContentType, request.head(), undefined);
   return { units, model };
 }
 

@@ -6,7 +6,7 @@ import { nowSeconds, randomId } from '../text.js';
 import type { MultipartPart } from '../types.js';
 
 /** The parsed parts, or undefined after answering 400 (not multipart, or malformed). */
-function requireParts(ctx: RouteContext): MultipartPart[] | undefined {
+export function requireParts(ctx: RouteContext): MultipartPart[] | undefined {
   if (ctx.record.parts) return ctx.record.parts;
   const type = ctx.req.headers['content-type'] ?? '(none)';
   const message = /^multipart\/form-data/i.test(type)
@@ -16,12 +16,12 @@ function requireParts(ctx: RouteContext): MultipartPart[] | undefined {
   return undefined;
 }
 
-function field(parts: readonly MultipartPart[], name: string): string | undefined {
+export function field(parts: readonly MultipartPart[], name: string): string | undefined {
   const part = parts.find((p) => p.name === name && p.filename === undefined);
   return part?.data.toString('utf8');
 }
 
-const missing = (name: string) =>
+export const missing = (name: string) =>
   openaiError(
     400,
     `'${name}' is a required property`,

@@ -47,6 +47,34 @@ describe('OpenAI images and speech', () => {
     expect((await json(tooMany)).error.param).toBe('n');
   });
 
+  it('answers image edits and variations of an uploaded image, n of them', async () => {
+    const form = new FormData();
+    form.append('model', 'dall-e-2');
+    form.append('n', '2');
+    form.append('prompt', 'add a hat');
+    form.append('image', new Blob([MOCK_PNG], { type: 'image/png' }), 'otter.png');
+    const edit = await fetch(`${mock().url}/v1/images/edits`, {
+      method: 'POST',
+      headers: OPENAI_AUTH,
+      body: form,
+    });
+    expect(edit.status).toBe(200);
+    expect((await json(edit)).data).toHaveLength(2);
+    form.delete('prompt');
+    const noPrompt = await fetch(`${mock().url}/v1/images/edits`, {
+      method: 'POST',
+      headers: OPENAI_AUTH,
+      body: form,
+    });
+    expect(noPrompt.status).toBe(400);
+    const variation = await fetch(`${mock().url}/v1/images/variations`, {
+      method: 'POST',
+      headers: OPENAI_AUTH,
+      body: form,
+    });
+    expect((await json(variation)).data).toHaveLength(2);
+  });
+
   it('speaks 16 audio bytes per input character in the asked format', async () => {
     const mp3 = await post('/v1/audio/speech', { model: 'tts-1', input: 'Hello é', voice: 'alloy' });
     expect(mp3.status).toBe(200);

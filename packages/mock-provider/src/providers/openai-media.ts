@@ -1,10 +1,11 @@
-// OpenAI image generation and text to speech, deterministic: a tiny PNG per image (as `b64_json` or
+// OpenAI image generations, edits and variations and text to speech, deterministic: a tiny PNG per image (as `b64_json` or
 // a `url`), gpt-image-* token usage, and speech as audio bytes whose length follows the input.
 import { asString, intField, requireJsonObject } from '../body.js';
 import type { RouteContext } from '../context.js';
 import { invalidRequest } from '../errors.js';
 import { sendBody, sendError, sendJson } from '../http-io.js';
 import { countTokens } from '../text.js';
+import { field, missing, requireParts } from './openai-files.js';
 
 /** A valid 1x1 transparent PNG: what every generated image is. */
 export const MOCK_PNG = Buffer.from(
@@ -15,25 +16,8 @@ export const MOCK_PNG = Buffer.from(
 /** Output tokens OpenAI reports for one gpt-image-1 image at low quality, square size. */
 const IMAGE_OUTPUT_TOKENS = 272;
 
-export function handleImageGenerations(ctx: RouteContext): void {
-  const body = requireJsonObject(ctx);
-  if (!body) return;
-  const prompt = asString(body.prompt);
-  if (prompt === undefined || prompt === '') {
-    sendError(ctx, invalidRequest(ctx.style, "Missing required parameter: 'prompt'.", 'prompt'));
-    return;
-  }
-  const model = asString(body.model) ?? 'dall-e-2';
-  const n = intField(body.n, 1, model === 'dall-e-3' ? 1 : 10);
-  if (n === 'invalid') {
-    sendError(
-      ctx,
-      invalidRequest(ctx.style, `Invalid 'n': must be an integer within the model's range.`, 'n'),
-    );
-    return;
-  }
-  const count = n ?? 1;
-  const asUrl = asString(body.response_format) === 'url';
+/** The answer of n images (OpenAI's shape): b64_json or url; gpt-image-* add their token usage. */
+function imagesAnswer(ctx: RouteContext, model: string, prompt: string, count: number, asUrl: boolean) {
   const image = () =>
     asUrl
       ? { url: `https://mock-provider.invalid/images/${ctx.record.requestId}.png` }
@@ -54,7 +38,49 @@ export function handleImageGenerations(ctx: RouteContext): void {
       input_tokens_details: { text_tokens: input, image_tokens: 0 },
     };
   }
-  sendJson(ctx, 200, answer);
+  return answer;
+}
+
+export function handleImageGenerations(ctx: RouteContext): void {
+  const body = requireJsonObject(ctx);
+  if (!body) return;
+  const prompt = asString(body.prompt);
+  if (prompt === undefined || prompt === '') {
+    sendError(ctx, invalidRequest(ctx.style, "Missing required parameter: 'prompt'.", 'prompt'));
+    return;
+  }
+  const model = asString(body.model) ?? 'dall-e-2';
+  const n = intField(body.n, 1, model === 'dall-e-3' ? 1 : 10);
+  if (n === 'invalid') {
+    sendError(
+      ctx,
+      invalidRequest(ctx.style, "Invalid 'n': must be an integer within the model's range.", 'n'),
+    );
+    return;
+  }
+  sendJson(ctx, 200, imagesAnswer(ctx, model, prompt, n ?? 1, asString(body.response_format) === 'url'));
+}
+
+/** Image edits and variations: multipart, an `image` file (edits also need a `prompt`). */
+export function handleImageUpload(ctx: RouteContext, edit: boolean): void {
+  const parts = requireParts(ctx);
+  if (!parts) return;
+  if (!parts.some((p) => p.name.startsWith('image') && p.filename !== undefined)) {
+    sendError(ctx, missing('image'));
+    return;
+  }
+  const prompt = field(parts, 'prompt') ?? '';
+  if (edit && prompt === '') {
+    sendError(ctx, missing('prompt'));
+    return;
+  }
+  const n = Number(field(parts, 'n') ?? '1');
+  if (!Number.isInteger(n) || n < 1 || n > 10) {
+    sendError(ctx, invalidRequest(ctx.style, "Invalid 'n': must be an integer from 1 to 10.", 'n'));
+    return;
+  }
+  const model = field(parts, 'model') ?? 'dall-e-2';
+  sendJson(ctx, 200, imagesAnswer(ctx, model, prompt, n, field(parts, 'response_format') === 'url'));
 }
 
 const AUDIO_TYPES: Readonly<Record<string, string>> = {

@@ -20,7 +20,7 @@ import {
   handleUploadFile,
 } from './openai-files.js';
 import { handleGetBatch, handleJobEvents, handleListBatches } from './openai-lists.js';
-import { handleImageGenerations, handleSpeech } from './openai-media.js';
+import { handleImageGenerations, handleImageUpload, handleSpeech } from './openai-media.js';
 import { handleGetModel, handleListModels, handleModerations, handleRerank } from './openai-misc.js';
 import {
   handleBatchEmbedContents,
@@ -78,6 +78,8 @@ export const ROUTES: readonly Route[] = [
   openai('GET', /^\/v1\/files\/(?<id>[^/]+)\/content$/, handleFileContent),
   openai('POST', /^\/v1\/audio\/transcriptions$/, handleTranscription),
   openai('POST', /^\/v1\/images\/generations$/, handleImageGenerations),
+  openai('POST', /^\/v1\/images\/edits$/, (ctx) => handleImageUpload(ctx, true)),
+  openai('POST', /^\/v1\/images\/variations$/, (ctx) => handleImageUpload(ctx, false)),
   openai('POST', /^\/v1\/audio\/speech$/, handleSpeech),
 
   anthropic('POST', /^\/v1\/messages$/, (ctx) => handleMessages(ctx)),
