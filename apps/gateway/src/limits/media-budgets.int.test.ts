@@ -214,7 +214,7 @@ describe('image uploads stream and are charged from their form', () => {
     form.append('image', new Blob([new Uint8Array(2_048)], { type: 'image/png' }), 'otter.png');
     const res = await call('/images/edits', form, 'edit-1');
     expect(res.status).toBe(200);
-    expect((await res.json()).data).toHaveLength(3);
+    expect(((await res.json()) as { data: unknown[] }).data).toHaveLength(3);
     const event = await gw?.eventFor('edit-1');
     // 3 x 0.016 USD
     expect(event?.cost).toEqual({ amountMicros: 48_000, currency: 'USD' });
