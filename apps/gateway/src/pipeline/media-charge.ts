@@ -10,24 +10,21 @@ export type { MediaCharge } from './request-event.js';
 
 /**
  * Units of a call that succeeded (2xx, no error) on a media path; undefined otherwise (a refused or
- * failed call made nothing and is not charged). `answer`: the body the provider sent, when whole.
+ * failed call made nothing and is not charged). `answer`: its content type and the body the
+ * provider sent, when whole; asked for only on a media path.
  */
 export function mediaCharge(
   ctx: RequestContext,
-  contentType: string | undefined,
-  answer: Buffer | undefined,
+  answer: () => { readonly contentType: string | undefined; readonly body: Buffer | undefined },
 ): MediaCharge | undefined {
   const status = ctx.result?.status ?? 0;
   if (status < 200 || status >= 300 || ctx.result?.error || !mediaEndpoint(ctx.path)) return undefined;
+  const { contentType, body } = answer();
   const { requestContentType, request } = ctx.facts;
   // A multipart upload (image edits and variations, transcriptions) streams through unread: its
   // model, n, size and quality are form fields in the captured head of the request.
   const asked = ctx.json ?? formRequest(requestContentType, request.head());
-  const units = measuredMediaUnits(
-    ctx.path,
-    asked,
-    contentType?.includes('json') ? parsed(answer) : undefined,
-  );
+  const units = measuredMediaUnits(ctx.path, asked, contentType?.includes('json') ? parsed(body) : undefined);
   if (!units) return undefined;
   const model = ctx.model || requestModel(ctx.path, requestContentType, request.head(), undefined);
   return { units, model };

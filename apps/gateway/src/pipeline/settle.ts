@@ -1,6 +1,7 @@
 // Stage, after the answer is complete (off the client's path): settle the admission with the
-// answer's usage (tokens, and the media units of image and audio calls) and publish the request event. The event is built later, by the publisher, from
-// what is frozen here (a late 'aborted' or chunk after the close must not change it).
+// answer's usage (tokens, and the media units of image and audio calls) and publish the request
+// event. The event is built later, by the publisher, from what is frozen here (a late 'aborted' or
+// chunk after the close must not change it).
 import type { RequestEvent } from '@aigw/proto';
 import { settledUsage, usageOf } from '../limits/index.js';
 import { readResponseFacts } from '../upstream/usage.js';
@@ -57,9 +58,12 @@ function finish(
     if (charges) facts.usageCharges = charges;
   } else {
     const held = ctx.heldAnswer;
-    const media = held
-      ? mediaCharge(ctx, held.contentType, held.body)
-      : mediaCharge(ctx, outcome?.responseHeaders['content-type'], facts.response.complete());
+    // The answer is read only on an image or audio path (every other request skips it).
+    const media = mediaCharge(ctx, () =>
+      held
+        ? { contentType: held.contentType, body: held.body }
+        : { contentType: outcome?.responseHeaders['content-type'], body: facts.response.complete() },
+    );
     // The request event prices the same units as the budgets' settlement.
     if (media) facts.media = media;
     if (admission) {
