@@ -5,41 +5,13 @@
 // migration 0018 are sealed by the next start with MASTER_KEY.
 import { randomUUID } from 'node:crypto';
 import { type Entity, EntityKind } from '@aigw/proto';
-import { openSecret, parseMasterKey, webhookHeadersAad } from '@aigw/secret-box';
 import type pg from 'pg';
 import { describe, expect } from 'vitest';
-import { ADMIN_KEY, apiClient, MASTER_KEY, startControlPlane, test } from '../../test/harness.js';
+import { ADMIN_KEY, apiClient, startControlPlane, test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
 import { readSnapshot, snapshotEntities } from '../../test/snapshot-client.js';
 import { expectError, lastChange, serviceKey, workspace } from '../configs/configs.test-support.js';
-
-const SECRET = 'whsec-9f8e7d6c5b4a3210-webhook-token';
-const PARTNER_SECRET = 'partner-key-0123456789abcdefXYZ';
-
-const WEBHOOK_CHECKS = [
-  { id: 'valid_json' },
-  {
-    id: 'webhook',
-    parameters: {
-      url: 'https://hooks.example.com/guard',
-      headers: { Authorization: `Bearer ${SECRET}`, 'x-tenant': 'acme' },
-    },
-  },
-  {
-    id: 'partner.acme',
-    parameters: {
-      url: 'https://acme.example.com/scan',
-      policyId: 'p1',
-      headers: { 'x-api-key': PARTNER_SECRET },
-    },
-  },
-];
-
-const masterKey = parseMasterKey(MASTER_KEY);
-
-function opened(id: string, envelope: Uint8Array): unknown {
-  return JSON.parse(openSecret(masterKey, Buffer.from(envelope), webhookHeadersAad(id)).toString('utf8'));
-}
+import { openedHeaders, PARTNER_SECRET, SECRET, WEBHOOK_CHECKS } from './guardrails.headers.test-support.js';
 
 async function storedRow(pool: pg.Pool, id: string) {
   const { rows } = await pool.query(
@@ -100,15 +72,15 @@ describe('webhook headers of guardrails', () => {
     expect(row.definition).not.toContain(PARTNER_SECRET);
     expect(row.masked).not.toContain(SECRET);
     expect(row.encrypted_headers?.includes(Buffer.from(SECRET))).toBe(false);
-    expect(opened(id, row.encrypted_headers ?? Buffer.alloc(0))).toEqual(ORIGINAL);
+    expect(openedHeaders(id, row.encrypted_headers ?? Buffer.alloc(0))).toEqual(ORIGINAL);
 
     const change = await lastChange(pg.pool, id, EntityKind.GUARDRAIL);
     expect(bodyJson(change)).not.toContain(SECRET);
     expect(JSON.parse(bodyJson(change)).checks[1].parameters.headers).toEqual({});
-    expect(opened(id, envelopeOf(change))).toEqual(ORIGINAL);
+    expect(openedHeaders(id, envelopeOf(change))).toEqual(ORIGINAL);
     const fromSnapshot = snapshotEntities(await readSnapshot(cp.app.ports.grpc)).find((e) => e.id === id);
     expect(bodyJson(fromSnapshot)).not.toContain(SECRET);
-    expect(opened(id, envelopeOf(fromSnapshot))).toEqual(ORIGINAL);
+    expect(openedHeaders(id, envelopeOf(fromSnapshot))).toEqual(ORIGINAL);
 
     const audit = (await auditEvents(pg.pool)).find(
       (a) => a.action === 'guardrails.create' && a.resourceId === id,
@@ -135,8 +107,12 @@ describe('webhook headers of guardrails', () => {
       authorization: '****oken',
       'x-tenant': '****',
     });
-    expect(opened(id, (await storedRow(pg.pool, id)).encrypted_headers ?? Buffer.alloc(0))).toEqual(ORIGINAL);
-    expect(opened(id, envelopeOf(await lastChange(pg.pool, id, EntityKind.GUARDRAIL)))).toEqual(ORIGINAL);
+    expect(openedHeaders(id, (await storedRow(pg.pool, id)).encrypted_headers ?? Buffer.alloc(0))).toEqual(
+      ORIGINAL,
+    );
+    expect(openedHeaders(id, envelopeOf(await lastChange(pg.pool, id, EntityKind.GUARDRAIL)))).toEqual(
+      ORIGINAL,
+    );
 
     const rotated = 'rotated-secret-abcdefghijkl';
     const replaced = await cp.call('put', `/guardrails/${id}`, {
@@ -151,7 +127,7 @@ describe('webhook headers of guardrails', () => {
     });
     expect(replaced.status, JSON.stringify(replaced.body)).toBe(200);
     expect(JSON.stringify(replaced.body)).not.toContain(rotated);
-    expect(opened(id, (await storedRow(pg.pool, id)).encrypted_headers ?? Buffer.alloc(0))).toEqual({
+    expect(openedHeaders(id, (await storedRow(pg.pool, id)).encrypted_headers ?? Buffer.alloc(0))).toEqual({
       '0': { authorization: rotated },
     });
 
@@ -259,11 +235,11 @@ describe('webhook headers of guardrails', () => {
     expect(row.definition).not.toContain(PARTNER_SECRET);
     expect(row.version).toBe('2');
     const sealed = { '0': ORIGINAL['1'], '1': ORIGINAL['2'] };
-    expect(opened(id, row.encrypted_headers ?? Buffer.alloc(0))).toEqual(sealed);
+    expect(openedHeaders(id, row.encrypted_headers ?? Buffer.alloc(0))).toEqual(sealed);
     const change = await lastChange(pg.pool, id, EntityKind.GUARDRAIL);
     expect(change?.version).toBe(2);
     expect(bodyJson(change)).not.toContain(SECRET);
-    expect(opened(id, envelopeOf(change))).toEqual(sealed);
+    expect(openedHeaders(id, envelopeOf(change))).toEqual(sealed);
     expect((await cp.call('get', `/guardrails/${id}`)).body.checks).toEqual(legacy.body.checks);
   });
 });

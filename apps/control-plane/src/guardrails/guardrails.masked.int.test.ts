@@ -3,33 +3,11 @@
 // receive opens to the original headers. A mask that matches nothing stored at the same check index
 // and header name is a 400 naming the header; real values replace.
 import { EntityKind } from '@aigw/proto';
-import { openSecret, parseMasterKey, webhookHeadersAad } from '@aigw/secret-box';
 import type pg from 'pg';
 import { describe, expect } from 'vitest';
-import { MASTER_KEY, test } from '../../test/harness.js';
+import { test } from '../../test/harness.js';
 import { expectError, lastChange, workspace } from '../configs/configs.test-support.js';
-
-const SECRET = 'whsec-9f8e7d6c5b4a3210-webhook-token';
-const PARTNER_SECRET = 'partner-key-0123456789abcdefXYZ';
-
-const CHECKS = [
-  { id: 'valid_json' },
-  {
-    id: 'webhook',
-    parameters: {
-      url: 'https://hooks.example.com/guard',
-      headers: { Authorization: `Bearer ${SECRET}`, 'x-tenant': 'acme' },
-    },
-  },
-  {
-    id: 'partner.acme',
-    parameters: {
-      url: 'https://acme.example.com/scan',
-      policyId: 'p1',
-      headers: { 'x-api-key': PARTNER_SECRET },
-    },
-  },
-];
+import { openedHeaders, PARTNER_SECRET, SECRET, WEBHOOK_CHECKS } from './guardrails.headers.test-support.js';
 
 /** Header names are stored lower-case (the config schema normalises them). */
 const ORIGINAL = {
@@ -37,32 +15,24 @@ const ORIGINAL = {
   '2': { 'x-api-key': PARTNER_SECRET },
 };
 
-const masterKey = parseMasterKey(MASTER_KEY);
-
-function opened(id: string, envelope: Uint8Array | null | undefined): unknown {
-  return JSON.parse(
-    openSecret(masterKey, Buffer.from(envelope ?? []), webhookHeadersAad(id)).toString('utf8'),
-  );
-}
-
 async function stored(pool: pg.Pool, id: string): Promise<unknown> {
   const { rows } = await pool.query<{ e: Buffer | null }>(
     'select encrypted_headers as e from control.guardrails where id = $1',
     [id],
   );
-  return opened(id, rows[0]?.e);
+  return openedHeaders(id, rows[0]?.e);
 }
 
 async function changed(pool: pg.Pool, id: string): Promise<unknown> {
   const change = await lastChange(pool, id, EntityKind.GUARDRAIL);
-  return opened(id, change?.body?.$case === 'guardrail' ? change.body.value.encryptedHeaders : null);
+  return openedHeaders(id, change?.body?.$case === 'guardrail' ? change.body.value.encryptedHeaders : null);
 }
 
 describe('guardrail check headers sent back masked', () => {
   test('a GET body with a new name PUT back keeps every stored header value', async ({ cp, pg }) => {
     const ws = await workspace(cp, 'Masked guard');
     const created = await cp.call('post', '/guardrails', {
-      body: { name: 'Hooked', workspace_id: ws.id, checks: CHECKS },
+      body: { name: 'Hooked', workspace_id: ws.id, checks: WEBHOOK_CHECKS },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
@@ -85,7 +55,7 @@ describe('guardrail check headers sent back masked', () => {
   }) => {
     const ws = await workspace(cp, 'Stray guard');
     const created = await cp.call('post', '/guardrails', {
-      body: { name: 'Hooked', workspace_id: ws.id, checks: CHECKS },
+      body: { name: 'Hooked', workspace_id: ws.id, checks: WEBHOOK_CHECKS },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;

@@ -28,6 +28,7 @@ import {
   removeUser,
   type UserChanges,
   updateUser,
+  userIdByEmail,
 } from '../users/users.repository.js';
 import { LIST_SCHEMA, MAX_RESULTS } from './scim-discovery.js';
 import { invalidValue, scimError, scimNotFound, uniqueness } from './scim-errors.js';
@@ -239,17 +240,12 @@ export const scimUserRoutes: RouteDefinition[] = [
       // A user SCIM deleted comes back under its id (as an accepted invite brings a removed user
       // back); the id is read before the transaction so the audit names it. A user SCIM still sees,
       // active or deactivated, is a 409 uniqueness: the IdP finds it by filter and links it.
-      const known = await db
-        .selectFrom('users')
-        .select('id')
-        .where('organisation_id', '=', principal.organisationId)
-        .where('email', '=', desired.email)
-        .executeTakeFirst();
-      const userId = known?.id ?? randomUUID();
+      const knownId = await userIdByEmail(db, principal.organisationId, desired.email);
+      const userId = knownId ?? randomUUID();
       const write = mutate({ resourceId: userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
-        const existing = known ? await lockUser(tx.db, principal.organisationId, known.id) : undefined;
-        if (known && existing?.email !== desired.email)
+        const existing = knownId ? await lockUser(tx.db, principal.organisationId, knownId) : undefined;
+        if (knownId && existing?.email !== desired.email)
           throw conflict('the user changed while it was provisioned; try again');
         if (!existing) {
           const created = await insertUser(tx.db, {

@@ -9,6 +9,7 @@ import { apiError, conflict } from '../api-errors.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { defineRoute } from '../http/route.js';
 import { type UserRow, userSchema, userWithMemberships } from '../users/users.entity.js';
+import { userIdByEmail } from '../users/users.repository.js';
 import { hashInviteToken } from './invite-token.js';
 import { inviteStatus, type UserInviteRow } from './user-invites.entity.js';
 
@@ -116,13 +117,7 @@ export const acceptInviteRoute = defineRoute({
     // organisation's record. An unknown token stays unattributed.
     if (found) auditAs({ resourceId: found.id, workspaceId: null, organisationId: found.organisation_id });
     const invite = pending(found);
-    const known = await db
-      .selectFrom('users')
-      .select('id')
-      .where('organisation_id', '=', invite.organisation_id)
-      .where('email', '=', invite.email)
-      .executeTakeFirst();
-    const userId = known?.id ?? randomUUID();
+    const userId = (await userIdByEmail(db, invite.organisation_id, invite.email)) ?? randomUUID();
     const actor: Actor = { type: ActorType.USER, userId, apiKeyId: '', displayName: invite.email };
     return mutate(
       { resourceId: invite.id, workspaceId: null, organisationId: invite.organisation_id, actor },

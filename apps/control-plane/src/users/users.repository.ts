@@ -141,6 +141,24 @@ export async function markScimDeleted(db: Kysely<ControlDatabase>, current: User
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * The id of the organisation's user with this e-mail (any status), read before a write's
+ * transaction so its audit names the user; the write re-checks under its lock.
+ */
+export async function userIdByEmail(
+  db: Kysely<ControlDatabase>,
+  organisationId: string,
+  email: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('organisation_id', '=', organisationId)
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return row?.id;
+}
+
 export interface NewUser {
   readonly id: string;
   readonly organisationId: string;
