@@ -1,10 +1,7 @@
 // The model a request asks for, where each API puts it: the JSON body's `model`, a multipart form's
 // `model` field (audio uploads), or the path (Bedrock's `/model/<id>/...`, Gemini's
 // `models/<id>:generateContent`; the formats module reads bodies and paths).
-import { anyFormat, bodyModel } from '../formats/index.js';
-
-const MULTIPART_MODEL =
-  /content-disposition:\s*form-data;\s*name="model"\r\n(?:[^\r\n]+\r\n)*\r\n([^\r\n]{1,256})\r\n/i;
+import { anyFormat, bodyModel, formRequest } from '../formats/index.js';
 
 export function requestModel(
   path: string,
@@ -16,8 +13,8 @@ export function requestModel(
   if (own !== undefined) return own;
   if (body && contentType?.startsWith('multipart/form-data')) {
     // Form fields come before the file in what SDKs send: the head of the body is enough.
-    const match = MULTIPART_MODEL.exec(body.subarray(0, 64 * 1024).toString('latin1'));
-    if (match?.[1] !== undefined) return match[1];
+    const model = bodyModel(formRequest(contentType, body.subarray(0, 64 * 1024)));
+    if (model !== undefined) return model;
   }
   return anyFormat.requestModel(undefined, path) ?? '';
 }

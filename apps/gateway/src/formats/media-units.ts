@@ -87,12 +87,13 @@ export function answerMediaUnits(path: string, answer: unknown): MediaUnits | un
   return undefined;
 }
 
-/** Form fields that say what an image upload (edits, variations) makes. */
+/** Form fields that name an upload's model and say what an image upload (edits, variations) makes. */
 const FORM_FIELDS = new Set(['model', 'n', 'size', 'quality']);
 
 /**
- * The text fields of a multipart/form-data body's head that price an image upload (`model`, `n`,
- * `size`, `quality`), as a JSON-like object `requestMediaUnits` reads (`n` as a number). SDKs send
+ * The text fields of a multipart/form-data body's head that name an upload's model and price an
+ * image upload (`model`, `n`, `size`, `quality`), as a JSON-like object `requestMediaUnits` and
+ * `bodyModel` read (`n` as a number); the one multipart reader of the gateway. SDKs send
  * these fields before the file, so the captured head of a streamed upload holds them. Undefined
  * when the body is not multipart.
  */

@@ -26,7 +26,8 @@ export function mediaCharge(
   const asked = ctx.json ?? formRequest(requestContentType, request.head());
   const units = measuredMediaUnits(ctx.path, asked, contentType?.includes('json') ? parsed(body) : undefined);
   if (!units) return undefined;
-  const model = ctx.model || requestModel(ctx.path, requestContentType, request.head(), undefined);
+  // The form read above names the model of an upload; requestModel reads it from there first.
+  const model = ctx.model || requestModel(ctx.path, requestContentType, undefined, asked);
   return { units, model };
 }
 
