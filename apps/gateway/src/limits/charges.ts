@@ -160,8 +160,9 @@ function matchPrice(
 
 /**
  * RequestEvent.cost of an answer: its reported tokens and measured media units at the snapshot's
- * price for the provider type and model that answered (undefined when no price row matches or the amount is not a safe integer).
- * The same price and rounding as a cost budget's settlement, so logs, ledger and budgets agree.
+ * price for the provider type and model that answered (undefined when no price row matches or the
+ * amount is not a safe integer). The same price and rounding as a cost budget's settlement, so logs,
+ * ledger and budgets agree.
  */
 export function requestCost(
   snapshot: Snapshot,
@@ -193,8 +194,11 @@ function countsOf(usage: ActualUsage): Parameters<typeof costOf>[1] {
   };
 }
 
+/** No media units: shared, so a token-only request allocates nothing for them. */
+const NO_MEDIA: MediaUnits = Object.freeze({});
+
 function safeMedia(media: MediaUnits | undefined): MediaUnits {
-  if (!media) return {};
+  if (!media) return NO_MEDIA;
   return {
     images: safe(media.images ?? 0),
     imageQuality: media.imageQuality,
