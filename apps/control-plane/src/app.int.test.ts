@@ -1,5 +1,5 @@
 import { ALERTS_STREAM, CHANGES_STREAM, EntityKind, snapshotChecksum } from '@aigw/proto';
-import { dependencyUp, test, waitFor, waitForDependency } from '@aigw/testkit';
+import { dependencyUp, expectStopsWithoutNats, test, waitFor, waitForDependency } from '@aigw/testkit';
 import { startRestartableNats } from '@aigw/testkit/services';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -201,19 +201,7 @@ describe('control-plane app', () => {
   });
 
   test('stops promptly when NATS never came up', async ({ pg }) => {
-    const natsServer = await startRestartableNats();
-    await natsServer.stop();
-    const app = controlPlane({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
-    let base: string | undefined;
-    try {
-      await app.start();
-      base = `http://127.0.0.1:${app.ports.http}`;
-      expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    } finally {
-      await app.stop();
-      await natsServer.close();
-    }
-    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    await expectStopsWithoutNats((natsUrl) => controlPlane({ DATABASE_URL: pg.url, NATS_URL: natsUrl }));
   });
 
   test('a second replica starting on the same database applies nothing and serves', async ({ pg, nats }) => {

@@ -5,7 +5,7 @@ import {
   LogsServiceClient,
   REQUESTS_STREAM,
 } from '@aigw/proto';
-import { test, waitFor, waitForDependency } from '@aigw/testkit';
+import { expectStopsWithoutNats, test, waitFor, waitForDependency } from '@aigw/testkit';
 import { startRestartableNats } from '@aigw/testkit/services';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -200,19 +200,7 @@ describe('logger app', () => {
   });
 
   test('stops promptly when NATS never came up', async ({ pg }) => {
-    const natsServer = await startRestartableNats();
-    await natsServer.stop();
-    const app = logger({ DATABASE_URL: pg.url, NATS_URL: natsServer.url });
-    let base: string | undefined;
-    try {
-      await app.start();
-      base = `http://127.0.0.1:${app.ports.http}`;
-      expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    } finally {
-      await app.stop();
-      await natsServer.close();
-    }
-    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    await expectStopsWithoutNats((natsUrl) => logger({ DATABASE_URL: pg.url, NATS_URL: natsUrl }));
   });
 
   test('restarting keeps the streams and updates their settings', async ({ pg, nats }) => {

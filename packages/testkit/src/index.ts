@@ -13,5 +13,6 @@ export { createTestNats, deleteStreamsWithPrefix, type TestNats } from './nats-n
 export { createTestDatabase, type TestDatabase } from './pg-database.js';
 export type { TestkitContext } from './provided-context.js';
 export { createTestRedis, deleteKeysWithPrefix, type TestRedis } from './redis-namespace.js';
+export { expectStopsWithoutNats, type StartableApp } from './stops-without-nats.js';
 export { waitFor } from './wait-for.js';
 export { waitReady } from './wait-ready.js';
