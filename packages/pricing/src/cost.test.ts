@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, type PriceRates } from './cost.js';
+import { costOf, exactCost, type PriceRates } from './cost.js';
 
 const gpt4o: PriceRates = {
   inputMicrosPerMtok: 2_500_000,
@@ -93,5 +93,62 @@ describe('costOf', () => {
     );
     const huge: PriceRates = { ...gpt4o, outputMicrosPerMtok: 1_000_000_000_000 };
     expect(() => costOf(huge, { inputTokens: 0, outputTokens: Number.MAX_SAFE_INTEGER })).toThrow(RangeError);
+  });
+});
+
+describe('costOf in plain numbers', () => {
+  // A small deterministic generator: the same cases on every run.
+  let seed = 42;
+  const next = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed / 2_147_483_648;
+  };
+  const pick = (scale: number) => Math.floor(next() * scale);
+
+  it('gives exactly what the BigInt computation gives, rounding included', () => {
+    for (let i = 0; i < 20_000; i++) {
+      const scale = [10, 1_000, 1_000_000, 1e9, 1e12][i % 5] as number;
+      const rates: PriceRates = {
+        inputMicrosPerMtok: pick(scale),
+        outputMicrosPerMtok: pick(scale),
+        cachedInputMicrosPerMtok: pick(scale),
+        cacheWriteMicrosPerMtok: pick(scale),
+        requestMicros: pick(1_000),
+      };
+      const usage = {
+        inputTokens: pick(scale),
+        outputTokens: pick(scale),
+        cachedInputTokens: pick(scale),
+        cacheWriteInputTokens: pick(scale),
+      };
+      let exact: number | Error;
+      try {
+        exact = exactCost(rates, usage);
+      } catch (err) {
+        exact = err as Error;
+      }
+      if (exact instanceof Error) expect(() => costOf(rates, usage)).toThrow(exact.message);
+      else expect(costOf(rates, usage)).toBe(exact);
+    }
+  });
+
+  it('rounds a half micro-unit up and just under it down', () => {
+    const perToken: PriceRates = {
+      inputMicrosPerMtok: 1,
+      outputMicrosPerMtok: 0,
+      cachedInputMicrosPerMtok: 0,
+      cacheWriteMicrosPerMtok: 0,
+      requestMicros: 0,
+    };
+    expect(costOf(perToken, { inputTokens: 500_000, outputTokens: 0 })).toBe(1);
+    expect(costOf(perToken, { inputTokens: 499_999, outputTokens: 0 })).toBe(0);
+    expect(costOf(perToken, { inputTokens: 1_500_000, outputTokens: 0 })).toBe(2);
+  });
+
+  it('leaves products past the safe integer range to the BigInt computation', () => {
+    const dear: PriceRates = { ...gpt4o, inputMicrosPerMtok: 2 ** 40 };
+    const usage = { inputTokens: 2 ** 20, outputTokens: 3 };
+    // (2^40 * 2^20 + 3 * 10,000,000) / 1,000,000 = 1,152,921,504,636.846976: 2^60 is not a safe integer.
+    expect(costOf(dear, usage)).toBe(1_152_921_504_637);
   });
 });

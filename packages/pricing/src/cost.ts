@@ -59,6 +59,53 @@ function rate(value: number, name: string): bigint {
  * result is not a safe integer.
  */
 export function costOf(pricing: PriceRates, usage: UsageCounts): number {
+  if (!hasMedia(usage)) {
+    const fast = tokenCost(pricing, usage);
+    if (fast !== undefined) return fast;
+  }
+  return exactCost(pricing, usage);
+}
+
+/**
+ * costOf of a token-only usage in plain numbers, undefined when a product or the sum would leave
+ * the safe integer range (then exactCost's BigInts give it). Every step is an integer below 2^53,
+ * so it is exact: the same result, without a BigInt per price dimension on every request.
+ */
+function tokenCost(pricing: PriceRates, usage: TokenCounts): number | undefined {
+  const input = count(usage.inputTokens, 'inputTokens');
+  const output = count(usage.outputTokens, 'outputTokens');
+  const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);
+  const write = Math.min(count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens'), input - cached);
+  const uncached = input - cached - write;
+  const perMillion =
+    uncached * whole(pricing.inputMicrosPerMtok, 'inputMicrosPerMtok') +
+    cached * whole(pricing.cachedInputMicrosPerMtok, 'cachedInputMicrosPerMtok') +
+    write * whole(pricing.cacheWriteMicrosPerMtok, 'cacheWriteMicrosPerMtok') +
+    output * whole(pricing.outputMicrosPerMtok, 'outputMicrosPerMtok');
+  // The sum of four non-negative terms is safe only if every term was: one check for all.
+  if (!Number.isSafeInteger(perMillion)) return undefined;
+  // perMillion / 1,000,000 rounded half up, as exactCost rounds: quotient and remainder exactly.
+  let quotient = Math.floor(perMillion / 1_000_000);
+  let remainder = perMillion - quotient * 1_000_000;
+  if (remainder < 0) {
+    quotient -= 1;
+    remainder += 1_000_000;
+  } else if (remainder >= 1_000_000) {
+    quotient += 1;
+    remainder -= 1_000_000;
+  }
+  const total = quotient + (remainder >= 500_000 ? 1 : 0) + whole(pricing.requestMicros, 'requestMicros');
+  return Number.isSafeInteger(total) ? total : undefined;
+}
+
+function whole(value: number, name: string): number {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`${name} must be a non-negative integer`);
+  return value;
+}
+
+/** costOf in BigInts: media units, and token counts whose products leave the safe integer range. */
+export function exactCost(pricing: PriceRates, usage: UsageCounts): number {
   const input = count(usage.inputTokens, 'inputTokens');
   const output = count(usage.outputTokens, 'outputTokens');
   const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);

@@ -10,7 +10,7 @@ const INITIAL_BYTES = 64 * 1024;
 /** A buffer grown past this for one large batch is dropped afterwards, not kept. */
 const MAX_KEPT_BYTES = 1024 * 1024;
 /** Strings up to this many UTF-16 units are tried as ASCII in a JS loop (cheaper than native calls). */
-const ASCII_LOOP_MAX = 24;
+const ASCII_LOOP_MAX = 64;
 /** 2^32, for splitting numbers above 32 bits. */
 const TWO_32 = 4_294_967_296;
 

@@ -12,6 +12,21 @@ import type { SettleInput } from './store.js';
 const MINUTE = 60_000;
 
 /** The store over `redis`, and a count of the script calls it sends. */
+/** The arguments of a command as they go on the wire (RESP bulk strings), name first. */
+function wireArgs(command: { toWritable(socket: object): string | Buffer }): string[] {
+  const bytes = command.toWritable({});
+  const text = typeof bytes === 'string' ? bytes : bytes.toString('latin1');
+  const out: string[] = [];
+  let at = text.indexOf('\r\n') + 2;
+  while (at < text.length) {
+    const end = text.indexOf('\r\n', at);
+    const len = Number(text.slice(at + 1, end));
+    out.push(text.slice(end + 2, end + 2 + len));
+    at = end + 2 + len + 2;
+  }
+  return out;
+}
+
 function countedStore(redis: Redis, timeoutMs = 1_000) {
   const store = createRedisStore(redis, { timeoutMs });
   const counter = { calls: 0, keys: [] as number[] };
@@ -19,7 +34,7 @@ function countedStore(redis: Redis, timeoutMs = 1_000) {
   redis.sendCommand = ((command, stream) => {
     if (command.name === 'evalsha' || command.name === 'eval') {
       counter.calls++;
-      counter.keys.push(Number(command.args[1]));
+      counter.keys.push(Number(wireArgs(command)[2]));
     }
     return send(command, stream);
   }) as typeof redis.sendCommand;

@@ -8,8 +8,9 @@
 // load that is one script call and one socket write for several requests (bench: the script's
 // fixed cost and the client's per-command work were about half of the limits' cost). Settlements
 // alone wait a few milliseconds for an admission to ride with (SETTLE_WAIT_MS).
-import { Command, type Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { answer, callArgs, SCRIPT, SCRIPT_SHA } from './counter-script.js';
+import { EncodedCommand, encodeScriptCall } from './resp-command.js';
 import type { AdmitInput, AdmitOutput, CounterStore, SettleInput, SettleOutput } from './store.js';
 
 /** Settlements, and admissions, per script call at most: one call must not hold Redis for long. */
@@ -65,7 +66,7 @@ export function createRedisStore(
   const { timeoutMs } = options;
   const settleWaitMs = Math.min(SETTLE_WAIT_MS, timeoutMs / 4);
   // Prefix handling as for any other command of this client (tests namespace their keys with it).
-  const commandOptions = redis.options.keyPrefix ? { keyPrefix: redis.options.keyPrefix } : {};
+  const keyPrefix = redis.options.keyPrefix ?? '';
   const slots = new Map<string, Slot>();
   const ready = new Set<Slot>();
   let scheduled = false;
@@ -179,7 +180,7 @@ export function createRedisStore(
   }
 
   function call(name: 'evalsha' | 'eval', head: string, keys: string[], args: (string | number)[]) {
-    const command = new Command(name, [head, keys.length, ...keys, ...args], commandOptions);
+    const command = new EncodedCommand(name, encodeScriptCall(name, head, keys, args, keyPrefix));
     // sendCommand, not a defined script command: the batching above replaces the client's own
     // auto-pipelining (one more turn of the event loop and one more pipeline object per call).
     void redis.sendCommand(command);

@@ -27,7 +27,7 @@ export async function estimateAnswer(
   const requestJson = ctx.json ?? parsed(request.complete());
   const inputText = requestText(requestJson);
   const body = response.complete();
-  const type = ctx.result?.responseHeaders['content-type'];
+  const type = ctx.result?.contentType;
   let outputText = '';
   if (body) {
     if (type?.startsWith('text/event-stream')) outputText = streamText(body);

@@ -73,7 +73,7 @@ export function createRealtimeRelay(deps: RealtimeDeps) {
         firstByteAt: 0,
         endedAt: 0,
         responseBytes: 0,
-        responseHeaders: {},
+        contentType: undefined,
         clientAborted: false,
       };
       ctx.result = result;
@@ -95,7 +95,7 @@ export function createRealtimeRelay(deps: RealtimeDeps) {
         upstream.on('unexpected-response', (_req, upRes) => {
           result.firstByteAt = Date.now();
           result.status = upRes.statusCode ?? 502;
-          result.responseHeaders = upRes.headers;
+          result.contentType = upRes.headers['content-type'];
           const chunks: Buffer[] = [];
           upRes.on('data', (chunk: Buffer) => {
             chunks.push(chunk);

@@ -37,7 +37,7 @@ describe('buildRequestEvent', () => {
       firstByteAt: now - 2,
       endedAt: now - 1,
       responseBytes: 80,
-      responseHeaders: { 'content-type': 'application/json' },
+      contentType: 'application/json',
       clientAborted: false,
     });
     expect(event).toMatchObject({
@@ -57,7 +57,7 @@ describe('buildRequestEvent', () => {
     const request = new BodyCapture(16);
     request.push(Buffer.from('{"model":"gpt-4o-mini","messages":[]}'));
     const answer = { status: 200, upstreamStartedAt: now, firstByteAt: now, endedAt: now, responseBytes: 0 };
-    const outcome = { ...answer, responseHeaders: {}, clientAborted: false };
+    const outcome = { ...answer, contentType: undefined, clientAborted: false };
     expect(buildRequestEvent({ ...facts(now), request }, outcome).modelRequested).toBe('');
     expect(
       buildRequestEvent({ ...facts(now), request, modelRequested: 'gpt-4o-mini' }, outcome).modelRequested,
@@ -72,7 +72,7 @@ describe('buildRequestEvent', () => {
       firstByteAt: now + 10,
       endedAt: now,
       responseBytes: 80,
-      responseHeaders: { 'content-type': 'application/json' },
+      contentType: 'application/json',
       clientAborted: false,
     });
     expect(event.latency).toMatchObject({
@@ -94,7 +94,7 @@ describe('buildRequestEvent', () => {
         firstByteAt: 0,
         endedAt: now - 1,
         responseBytes: 0,
-        responseHeaders: {},
+        contentType: undefined,
         error: { code: 'upstream_timeout', message: 'late', type: 'upstream_error' },
         clientAborted: false,
       }),

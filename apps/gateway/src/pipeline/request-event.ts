@@ -115,7 +115,7 @@ export function buildRequestEvent(
   result: ForwardResult | undefined,
   completedAt: number = Date.now(),
 ): RequestEvent {
-  const responseType = result?.responseHeaders['content-type'];
+  const responseType = result?.contentType;
   const isStream = responseType?.startsWith('text/event-stream') ?? false;
   const responseFacts =
     facts.responseFacts ?? readResponseFacts(responseType, facts.response.complete(), facts.response.tail());

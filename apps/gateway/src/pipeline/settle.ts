@@ -22,11 +22,7 @@ export function settleAndPublish(ctx: RequestContext, publish: Publish): void {
   if (ctx.kind === 'http' && !ctx.heldAnswer && outcome) {
     const read =
       facts.responseFacts ??
-      readResponseFacts(
-        outcome.responseHeaders['content-type'],
-        facts.response.complete(),
-        facts.response.tail(),
-      );
+      readResponseFacts(outcome.contentType, facts.response.complete(), facts.response.tail());
     facts.responseFacts = read;
     if (needsEstimate(ctx, read)) {
       // The tokenizer may still be loading: settle and publish once the estimate is made.
@@ -62,7 +58,7 @@ function finish(
     const media = mediaCharge(ctx, () =>
       held
         ? { contentType: held.contentType, body: held.body }
-        : { contentType: outcome?.responseHeaders['content-type'], body: facts.response.complete() },
+        : { contentType: outcome?.contentType, body: facts.response.complete() },
     );
     // The request event prices the same units as the budgets' settlement.
     if (media) facts.media = media;

@@ -153,7 +153,7 @@ async function send(
       status: 0,
       endedAt: Date.now(),
       responseBytes: 0,
-      responseHeaders: {},
+      contentType: undefined,
       clientAborted: true,
       complete: false,
     };
@@ -249,7 +249,7 @@ async function replayHit(
     status: served.status,
     endedAt: Date.now(),
     responseBytes: served.body.length,
-    responseHeaders: served.headers,
+    contentType: served.headers['content-type'],
     clientAborted: !res.writableFinished,
     complete: res.writableFinished,
   };

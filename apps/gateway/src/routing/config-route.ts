@@ -147,7 +147,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
       const source = held
         ? { type: held.contentType, head: held.body, tail: held.body }
         : {
-            type: report.result.responseHeaders['content-type'],
+            type: report.result.contentType,
             head: usageTap?.complete(),
             tail: usageTap?.tail(),
           };

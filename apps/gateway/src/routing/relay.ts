@@ -12,7 +12,8 @@ export interface RelayResult {
   status: number;
   endedAt: number;
   responseBytes: number;
-  responseHeaders: IncomingHttpHeaders;
+  /** The answer's content type as the client received it. */
+  contentType: string | undefined;
   /** Why the answer did not complete normally. */
   error?: { code: string; message: string; type: string };
   clientAborted: boolean;
@@ -45,7 +46,7 @@ export function relay(
     status: upRes.statusCode,
     endedAt: 0,
     responseBytes: 0,
-    responseHeaders: upRes.headers,
+    contentType: upRes.headers['content-type'],
     clientAborted: false,
     complete: false,
   };
@@ -91,7 +92,7 @@ export function sendBody(
     status,
     endedAt: 0,
     responseBytes: body.length,
-    responseHeaders: headers,
+    contentType: headers['content-type'],
     clientAborted: false,
     complete: false,
   };

@@ -7,7 +7,7 @@ import type { AppError } from '@aigw/runtime';
 import type { Dispatcher } from 'undici';
 import { gatewayError, writeError } from '../errors.js';
 import type { ChunkSink } from './capture.js';
-import { responseHeaderList } from './headers.js';
+import { rawResponseHeaderList, responseHeaderList } from './headers.js';
 import { HeldBound } from './held-bound.js';
 import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
 import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
@@ -67,7 +67,8 @@ export interface ForwardResult {
   firstByteAt: number;
   endedAt: number;
   responseBytes: number;
-  responseHeaders: IncomingMessage['headers'];
+  /** The answer's content type as the client received it (undefined: none, or no answer). */
+  contentType: string | undefined;
   /** Why the exchange did not complete normally (gateway-made error or an interruption). */
   error?: { code: string; message: string; type: string };
   clientAborted: boolean;
@@ -117,7 +118,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
       firstByteAt: 0,
       endedAt: 0,
       responseBytes: 0,
-      responseHeaders: {},
+      contentType: undefined,
       clientAborted: false,
     };
   }
@@ -252,28 +253,38 @@ class Forwarding implements Dispatcher.DispatchHandler {
     this.statusText = statusText;
     result.firstByteAt = Date.now();
     result.status = statusCode;
-    const headers = headersFromRaw(rawHeaders);
-    result.responseHeaders = headers;
-    const filter =
-      fr.responseFilter && (fr.filterAllStatuses || (statusCode >= 200 && statusCode < 300))
-        ? fr.responseFilter(headers, statusCode)
-        : undefined;
-    this.filter = filter;
-    const headerList = responseHeaderList(headers, fr.extraResponseHeaders);
-    this.headerList = headerList;
-    // A filtered body has another length: it goes out chunked.
-    if (filter) removeHeader(headerList, 'content-length');
-    if (filter?.contentType !== undefined) {
-      removeHeader(headerList, 'content-type');
-      headerList.push('content-type', filter.contentType);
-      // What the client got (and the sinks saw) is read in this type at the end.
-      result.responseHeaders = { ...headers, 'content-type': filter.contentType };
+    // Without a filter the head goes out as the provider's lines are (the usual answer); a filter
+    // reads the headers as node:http would have given them.
+    const plain = fr.responseFilter ? undefined : rawResponseHeaderList(rawHeaders, fr.extraResponseHeaders);
+    let filter: ResponseFilter | undefined;
+    let headerList: (string | string[])[];
+    if (plain) {
+      headerList = plain.list;
+      result.contentType = plain.contentType;
+    } else {
+      const headers = headersFromRaw(rawHeaders);
+      result.contentType = headers['content-type'];
+      filter =
+        fr.responseFilter && (fr.filterAllStatuses || (statusCode >= 200 && statusCode < 300))
+          ? fr.responseFilter(headers, statusCode)
+          : undefined;
+      headerList = responseHeaderList(headers, fr.extraResponseHeaders);
+      // A filtered body has another length: it goes out chunked.
+      if (filter) removeHeader(headerList, 'content-length');
+      if (filter?.contentType !== undefined) {
+        removeHeader(headerList, 'content-type');
+        headerList.push('content-type', filter.contentType);
+        // What the client got (and the sinks saw) is read in this type at the end.
+        result.contentType = filter.contentType;
+      }
     }
+    this.filter = filter;
+    this.headerList = headerList;
     if (!filter?.whole) res.writeHead(statusCode, statusText, headerList);
     // Event streams: the client must see the stream open at once. Events that came in the same
     // read as the headers take them out in one write; otherwise the headers go alone right after
     // this turn of the event loop (one write less per stream than flushing them here).
-    if (result.responseHeaders['content-type']?.startsWith('text/event-stream')) {
+    if (result.contentType?.startsWith('text/event-stream')) {
       setImmediate(() => {
         if (result.responseBytes === 0 && !res.writableEnded && !res.destroyed) res.flushHeaders();
       });

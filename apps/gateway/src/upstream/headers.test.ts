@@ -1,7 +1,14 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { clientHeadersForProvider, responseHeaderList, responseHeaders, upstreamHeaders } from './headers.js';
+import {
+  clientHeadersForProvider,
+  rawResponseHeaderList,
+  responseHeaderList,
+  responseHeaders,
+  upstreamHeaders,
+} from './headers.js';
+import { headersFromRaw } from './upstream-pool.js';
 
 describe('headers crossing the gateway', () => {
   it('drops hop-by-hop, Host, Connection-listed and x-service-* headers from the client', () => {
@@ -117,6 +124,62 @@ describe('responseHeaderList', () => {
       expect(fromList).toBe(fromObject);
       expect(fromList).toContain('\r\n');
     }
+  });
+});
+
+describe('rawResponseHeaderList', () => {
+  const raw = (...lines: string[]) => lines.map((line) => Buffer.from(line, 'latin1'));
+  const extra = { 'x-service-trace-id': 't-1', 'x-service-provider': 'openai' };
+
+  it('lists what responseHeaderList() lists of headersFromRaw() when every name comes once', async () => {
+    const answers = [
+      raw('Content-Type', 'application/json', 'Date', 'Sun', 'X-Request-Id', 'req_1', 'Content-Length', '2'),
+      raw(
+        'content-type',
+        'text/event-stream',
+        'Transfer-Encoding',
+        'chunked',
+        'Connection',
+        'keep-alive',
+        'Keep-Alive',
+        'timeout=5',
+        'Set-Cookie',
+        'a=1',
+        'X-Latin',
+        'caf\u00e9',
+      ),
+      // A provider line of a name the gateway sets: the gateway's wins, as in the object.
+      raw('X-Service-Provider', 'spoofed', 'Server', 'upstream'),
+      raw(),
+    ];
+    for (const answer of answers) {
+      const listed = rawResponseHeaderList(answer, extra);
+      const headers = headersFromRaw(answer);
+      // The same lines (the object holds a lone set-cookie as a one-element array: the same line).
+      const lines = responseHeaderList(headers, extra).map((v) =>
+        Array.isArray(v) && v.length === 1 ? v[0] : v,
+      );
+      expect(listed?.list).toEqual(lines);
+      expect(listed?.contentType).toBe(headers['content-type']);
+      const [fromObject, fromRaw] = await Promise.all([
+        rawResponse((res) => res.writeHead(200, 'OK', responseHeaderList(headers, extra))),
+        rawResponse((res) => res.writeHead(200, 'OK', listed?.list ?? [])),
+      ]);
+      expect(fromRaw).toBe(fromObject);
+    }
+  });
+
+  it("leaves repeated names and Connection-listed headers to node:http's rules", () => {
+    expect(rawResponseHeaderList(raw('Content-Type', 'a/b', 'content-type', 'c/d'), extra)).toBeUndefined();
+    expect(rawResponseHeaderList(raw('Set-Cookie', 'a=1', 'Set-Cookie', 'b=2'), extra)).toBeUndefined();
+    expect(
+      rawResponseHeaderList(raw('Connection', 'keep-alive, x-drop', 'X-Drop', '1'), extra),
+    ).toBeUndefined();
+    // Repeats of a line the client never gets change nothing.
+    expect(rawResponseHeaderList(raw('Keep-Alive', 'a', 'Keep-Alive', 'b', 'X-A', '1'), {})?.list).toEqual([
+      'x-a',
+      '1',
+    ]);
   });
 });
 

@@ -1,6 +1,7 @@
 // Which headers cross the gateway: hop-by-hop and x-service-* never do; provider auth is converted;
 // headers the client lists in x-service-forward-headers pass exactly as sent.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { util } from 'undici';
 import type { UpstreamTarget } from '../providers/types.js';
 import { SERVICE_HEADER_PREFIX } from '../request/service-headers.js';
 
@@ -18,19 +19,14 @@ export const HOP_BY_HOP: ReadonlySet<string> = new Set([
   'http2-settings',
 ]);
 
+/** `Connection` values that name no header beyond the hop-by-hop set. */
+const PLAIN_CONNECTION: ReadonlySet<string> = new Set(['keep-alive', 'close', 'Keep-Alive', 'Upgrade']);
+
 /** Header names listed in `Connection` are hop-by-hop for this message too. */
 function connectionTokens(headers: IncomingHttpHeaders): Set<string> | undefined {
   const value = headers.connection;
   // The usual values name no header beyond the hop-by-hop set: skip building a set per message.
-  if (
-    !value ||
-    value === 'keep-alive' ||
-    value === 'close' ||
-    value === 'Keep-Alive' ||
-    value === 'Upgrade'
-  ) {
-    return undefined;
-  }
+  if (!value || PLAIN_CONNECTION.has(value)) return undefined;
   return new Set(value.split(',').map((t) => t.trim().toLowerCase()));
 }
 
@@ -105,4 +101,35 @@ export function responseHeaderList(
     out.push(name, value);
   }
   return out;
+}
+
+/**
+ * The answer's head for the client straight from undici's raw lines, as responseHeaderList() of
+ * headersFromRaw() would give it when every name comes once (`extra` first, hop-by-hop lines and
+ * the provider's lines of an `extra` name left out), and its content type: no header object built
+ * and walked per answer. Undefined when a name repeats or `Connection` names other headers: those
+ * answers take headersFromRaw's node:http rules.
+ */
+export function rawResponseHeaderList(
+  raw: readonly Buffer[],
+  extra: Readonly<Record<string, string>>,
+): { readonly list: string[]; readonly contentType: string | undefined } | undefined {
+  const list: string[] = [];
+  for (const name in extra) list.push(name, extra[name] as string);
+  const first = list.length;
+  let contentType: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = util.headerNameToString(raw[i] as Buffer);
+    // Names from undici's table are the same string objects: a repeat is found by comparing them.
+    for (let j = first; j < list.length; j += 2) if (list[j] === name) return undefined;
+    const value = (raw[i + 1] as Buffer).toString('latin1');
+    if (HOP_BY_HOP.has(name)) {
+      if (name === 'connection' && !PLAIN_CONNECTION.has(value)) return undefined;
+      continue;
+    }
+    if (Object.hasOwn(extra, name)) continue;
+    if (name === 'content-type') contentType = value;
+    list.push(name, value);
+  }
+  return { list, contentType };
 }

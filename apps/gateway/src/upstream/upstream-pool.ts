@@ -30,9 +30,18 @@ function newPool(origin: string, idleTimeoutMs: number, lookup: LookupFunction |
   });
 }
 
+/** `protocol//host` of the URLs seen (a URL's getters build new strings on every read). */
+const origins = new WeakMap<URL, string>();
+
 /** The pool for a request to `url`'s origin. */
 export function poolFor(url: URL, idleTimeoutMs: number, lookup: LookupFunction | undefined): Pool {
-  const key = `${url.protocol}//${url.host} ${idleTimeoutMs}`;
+  // providers/upstream-url.ts hands out the same URL objects again: their origin is read once.
+  let origin = origins.get(url);
+  if (origin === undefined) {
+    origin = `${url.protocol}//${url.host}`;
+    origins.set(url, origin);
+  }
+  const key = `${origin} ${idleTimeoutMs}`;
   let byKey = pools;
   if (lookup) {
     let pinned = pinnedPools.get(lookup);
@@ -44,7 +53,7 @@ export function poolFor(url: URL, idleTimeoutMs: number, lookup: LookupFunction 
   }
   let pool = byKey.get(key);
   if (!pool) {
-    pool = newPool(`${url.protocol}//${url.host}`, idleTimeoutMs, lookup);
+    pool = newPool(origin, idleTimeoutMs, lookup);
     byKey.set(key, pool);
   }
   return pool;
