@@ -2,4 +2,5 @@
 
 export { PROVIDER_CALL_SCOPE } from './authorise.js';
 export { createGatewayPipeline, type GatewayPipeline, type PipelineDeps } from './gateway-pipeline.js';
+export { audioDurationMetrics } from './audio-duration.js';
 export { dataPlaneMetrics } from './metrics.js';
