@@ -146,7 +146,8 @@ function* formParts(boundary: string, body: Buffer): Generator<FormPart> {
   }
 }
 
-const partName = (headers: string) => /content-disposition:\s*form-data;[^\r\n]*?\bname="([^"]+)"/i.exec(headers)?.[1];
+const partName = (headers: string) =>
+  /content-disposition:\s*form-data;[^\r\n]*?\bname="([^"]+)"/i.exec(headers)?.[1];
 
 /**
  * The text fields of a multipart/form-data body's head that name an upload's model and price an

@@ -38,8 +38,8 @@ import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
 import { resolveRoute } from './resolve-route.js';
 import { type Publish, settleAndPublish } from './settle.js';
-import { keepUpload } from './upload-capture.js';
 import { translateRequest } from './translate-request.js';
+import { keepUpload } from './upload-capture.js';
 
 export interface PipelineDeps {
   readonly config: GatewayConfig;

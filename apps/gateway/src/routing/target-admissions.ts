@@ -109,7 +109,14 @@ export class TargetAdmissions {
       const charge = this.#mediaCharge(entry, answer);
       const media = charge instanceof Promise ? await charge : charge;
       const model = entry.attempt.model || (media?.model ?? '');
-      usage = settledUsage(answer.contentType, answer.head, answer.tail, model, entry.attempt.provider, media?.units);
+      usage = settledUsage(
+        answer.contentType,
+        answer.head,
+        answer.tail,
+        model,
+        entry.attempt.provider,
+        media?.units,
+      );
     }
     for (const { attempt, admission } of this.#admitted) {
       void admission.settle(attempt === answered ? usage : undefined);
