@@ -55,7 +55,12 @@ export class TargetAdmissions {
     private readonly limits: Limits,
     private readonly resolver: LeafResolver,
     private readonly request: AdmittedRequest,
-  ) {}
+  ) {
+    this.#media = mediaEndpoint(request.path) !== undefined;
+  }
+
+  /** An image or audio path: calls reserve and settle media units (every other call skips them). */
+  readonly #media: boolean;
 
   /** Some call was admitted, so settle has something to do. */
   get any(): boolean {
@@ -71,7 +76,7 @@ export class TargetAdmissions {
     // An image or audio call: its units and model are read as the request's admission reads them
     // (a form's fields too: a config holds the whole body), the model-less image request priced as
     // the provider's default. Every other call is admitted on its body's model and size only.
-    const media = mediaEndpoint(path) !== undefined;
+    const media = this.#media;
     const asked = media ? (leaf.json ?? formRequest(contentType, leaf.body)) : leaf.json;
     const model = media
       ? mediaModel(path, leaf.model || requestModel(path, contentType, undefined, asked), asked)
@@ -106,7 +111,7 @@ export class TargetAdmissions {
     const entry = answered && this.#admitted.find((a) => a.attempt === answered);
     let usage: Parameters<Admission['settle']>[0];
     if (entry && answer?.tail) {
-      const charge = this.#mediaCharge(entry, answer);
+      const charge = this.#media ? this.#mediaCharge(entry, answer) : undefined;
       const media = charge instanceof Promise ? await charge : charge;
       const model = entry.attempt.model || (media?.model ?? '');
       usage = settledUsage(
