@@ -22,7 +22,7 @@ import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher, publishWithTraceParent } from './events/index.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';
 import { createLimits } from './limits/index.js';
-import { createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
+import { audioDurationMetrics, createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
 import { createSnapshotClient, SnapshotStore, SnapshotSync } from './snapshot/index.js';
 
 export interface GatewayApp extends App {
@@ -184,6 +184,7 @@ export function createApp(config: GatewayConfig, options: { log?: Logger } = {})
         limits,
       });
       const metric = dataPlaneMetrics(metrics.registry);
+      audioDurationMetrics(metrics.registry);
       // `/v1/*` skips express (see the pipeline); everything else (health, metrics) is the express app.
       const handler: RequestListener = (req, res) => {
         if (req.url?.startsWith('/v1/')) {

@@ -25,11 +25,14 @@ export {
 export { bodyModel } from './json.js';
 export {
   answerMediaUnits,
+  DEFAULT_IMAGE_MODEL,
+  formFile,
   formRequest,
   type MediaEndpoint,
   type MediaUnits,
   measuredMediaUnits,
   mediaEndpoint,
+  mediaModel,
   requestMediaUnits,
 } from './media-units.js';
 export { forEachSseData, forEachSseEvent, parseSse, type SseEvent, SseReader } from './sse.js';

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   answerMediaUnits,
+  DEFAULT_IMAGE_MODEL,
+  formFile,
   formRequest,
   measuredMediaUnits,
   mediaEndpoint,
+  mediaModel,
   requestMediaUnits,
 } from './media-units.js';
 
@@ -180,5 +183,52 @@ describe('formRequest', () => {
     const cut = body.subarray(0, body.indexOf('512x512') + 3);
     expect(formRequest(contentType, cut)).toEqual({ model: 'dall-e-2', n: 3 });
     expect(formRequest('application/json', body)).toBeUndefined();
+  });
+});
+
+/** A form as fetch encodes it: its content type and body bytes. */
+async function encoded(form: FormData): Promise<{ contentType: string; body: Buffer }> {
+  const request = new Request('http://x.invalid', { method: 'POST', body: form });
+  return {
+    contentType: request.headers.get('content-type') ?? '',
+    body: Buffer.from(await request.arrayBuffer()),
+  };
+}
+
+describe('formFile', () => {
+  it("gives the `file` part's bytes exactly, binary as it is, only when the part is whole", async () => {
+    // bytes that look like CRLF and a dash line inside the file must not end it
+    const audio = Buffer.concat([Buffer.from([0, 255, 13, 10, 45, 45, 13, 10]), Buffer.alloc(1_000, 7)]);
+    const form = new FormData();
+    form.append('model', 'whisper-1');
+    form.append('file', new Blob([audio], { type: 'audio/wav' }), 'clip.wav');
+    form.append('response_format', 'text');
+    const { contentType, body } = await encoded(form);
+    expect(formFile(contentType, body)?.equals(audio)).toBe(true);
+    // the head of a streamed upload: the file is cut, so there is none
+    expect(formFile(contentType, body.subarray(0, body.indexOf(audio) + 500))).toBeUndefined();
+    expect(formFile('application/json', body)).toBeUndefined();
+    expect(formFile(contentType, undefined)).toBeUndefined();
+    const noFile = new FormData();
+    noFile.append('model', 'whisper-1');
+    const without = await encoded(noFile);
+    expect(formFile(without.contentType, without.body)).toBeUndefined();
+  });
+});
+
+describe('mediaModel', () => {
+  it('prices an image request naming no model as dall-e-2, only when its fields were read', () => {
+    expect(DEFAULT_IMAGE_MODEL).toBe('dall-e-2');
+    expect(mediaModel('/images/generations', '', { prompt: 'x' })).toBe('dall-e-2');
+    expect(mediaModel('/images/edits', '', { n: 2 })).toBe('dall-e-2');
+    expect(mediaModel('/openai/deployments/d/images/variations', '', {})).toBe('dall-e-2');
+    // the model a request names wins, from the caller or from the fields
+    expect(mediaModel('/images/generations', 'gpt-image-1', { prompt: 'x' })).toBe('gpt-image-1');
+    expect(mediaModel('/images/edits', '', { model: 'dall-e-3' })).toBe('dall-e-3');
+    // fields not read (a streamed upload), or not an image path: no default
+    expect(mediaModel('/images/edits', '', undefined)).toBe('');
+    expect(mediaModel('/audio/transcriptions', '', {})).toBe('');
+    expect(mediaModel('/audio/speech', '', { input: 'hi' })).toBe('');
+    expect(mediaModel('/chat/completions', '', { messages: [] })).toBe('');
   });
 });

@@ -18,9 +18,28 @@ export function mediaEndpoint(path: string): MediaEndpoint | undefined {
 }
 
 /**
+ * The model OpenAI's image API uses when a request names none (generations, edits and variations:
+ * dall-e-2, per its API reference). Speech and transcription require `model`.
+ */
+export const DEFAULT_IMAGE_MODEL = 'dall-e-2';
+
+/**
+ * The model a media request is priced as: the one it names, else the provider's documented default
+ * when the request's fields were read (a JSON object, or a form) and name none. '' otherwise (a
+ * path that is not an image one, an upload whose fields were not read). Prices only: the request
+ * event's `model_requested` stays what the request named (docs/limits.md, "Image and audio units").
+ */
+export function mediaModel(path: string, named: string, asked: unknown): string {
+  if (named !== '') return named;
+  const fields = obj(asked);
+  if (!fields || mediaEndpoint(path) !== 'images') return '';
+  return str(fields.model) ?? DEFAULT_IMAGE_MODEL;
+}
+
+/**
  * OpenAI's documented defaults when a request leaves quality or size out: dall-e-2 and dall-e-3
  * make 1024x1024 images at standard quality, gpt-image-1 picks both (`auto`). A request naming no
- * model gets dall-e-2, OpenAI's default image model.
+ * model gets dall-e-2's, OpenAI's default image model.
  */
 function imageDefaults(model: string | undefined): { quality?: string; size?: string } {
   if (model === undefined || model.startsWith('dall-e-')) return { quality: 'standard', size: '1024x1024' };
@@ -90,30 +109,79 @@ export function answerMediaUnits(path: string, answer: unknown): MediaUnits | un
 /** Form fields that name an upload's model and say what an image upload (edits, variations) makes. */
 const FORM_FIELDS = new Set(['model', 'n', 'size', 'quality']);
 
+/** The boundary of a multipart/form-data content type; undefined for any other body. */
+function formBoundary(contentType: string | undefined): string | undefined {
+  return /^multipart\/form-data;.*?boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+}
+
+interface FormPart {
+  /** The part's header lines (Latin-1, as HTTP headers are read). */
+  readonly headers: string;
+  /** The part's content: a view into the body, not a copy. */
+  readonly content: Buffer;
+}
+
+/**
+ * The whole parts of a multipart body, in order: a part is whole once the next boundary line
+ * follows it, so a part cut off by the end of a captured head is not yielded. Reads the bytes as
+ * they are (a file's content is binary), copying nothing.
+ */
+function* formParts(boundary: string, body: Buffer): Generator<FormPart> {
+  const delimiter = Buffer.from(`--${boundary}`, 'latin1');
+  const next = Buffer.from(`\r\n--${boundary}`, 'latin1');
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const headStart = at + delimiter.length;
+    // `--boundary--` closes the form.
+    if (body[headStart] === 0x2d && body[headStart + 1] === 0x2d) return;
+    const headEnd = body.indexOf('\r\n\r\n', headStart, 'latin1');
+    if (headEnd < 0) return;
+    const end = body.indexOf(next, headEnd + 4);
+    if (end < 0) return;
+    yield {
+      headers: body.toString('latin1', headStart, headEnd),
+      content: body.subarray(headEnd + 4, end),
+    };
+    at = end + 2;
+  }
+}
+
+const partName = (headers: string) =>
+  /content-disposition:\s*form-data;[^\r\n]*?\bname="([^"]+)"/i.exec(headers)?.[1];
+
 /**
  * The text fields of a multipart/form-data body's head that name an upload's model and price an
  * image upload (`model`, `n`, `size`, `quality`), as a JSON-like object `requestMediaUnits` and
- * `bodyModel` read (`n` as a number); the one multipart reader of the gateway. SDKs send
- * these fields before the file, so the captured head of a streamed upload holds them. Undefined
+ * `bodyModel` read (`n` as a number); with `formFile`, the one multipart reader of the gateway. SDKs
+ * send these fields before the file, so the captured head of a streamed upload holds them. Undefined
  * when the body is not multipart.
  */
 export function formRequest(contentType: string | undefined, head: Buffer | undefined): Json | undefined {
-  const boundary = /^multipart\/form-data;.*?boundary="?([^";]+)"?/i.exec(contentType ?? '')?.[1];
+  const boundary = formBoundary(contentType);
   if (!boundary || !head) return undefined;
   const out: Json = {};
-  for (const part of head.toString('latin1').split(`--${boundary}`)) {
-    const split = part.indexOf('\r\n\r\n');
-    if (split < 0) continue;
-    const headers = part.slice(0, split);
-    if (/filename=/i.test(headers)) continue;
-    const name = /content-disposition:\s*form-data;\s*name="([^"]+)"/i.exec(headers)?.[1];
+  for (const part of formParts(boundary, head)) {
+    if (/filename=/i.test(part.headers)) continue;
+    const name = partName(part.headers);
     if (!name || !FORM_FIELDS.has(name)) continue;
-    // A whole field ends with CRLF before the next boundary; a field cut by the capture is skipped.
-    if (!part.endsWith('\r\n')) continue;
-    const value = part.slice(split + 4, -2);
+    const value = part.content.toString('latin1');
     out[name] = name === 'n' ? (/^\d{1,4}$/.test(value) ? Number(value) : value) : value;
   }
   return out;
+}
+
+/**
+ * The content of a whole multipart body's `file` part (the audio of a transcription or translation
+ * upload), as a view into the body; undefined when the body is not multipart or holds no whole
+ * `file` part.
+ */
+export function formFile(contentType: string | undefined, body: Buffer | undefined): Buffer | undefined {
+  const boundary = formBoundary(contentType);
+  if (!boundary || !body) return undefined;
+  for (const part of formParts(boundary, body)) {
+    if (partName(part.headers) === 'file') return part.content;
+  }
+  return undefined;
 }
 
 /**

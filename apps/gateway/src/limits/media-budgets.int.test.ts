@@ -6,6 +6,8 @@ import { test } from '@aigw/testkit';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect } from 'vitest';
 import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
+import { unreadAudioFiles } from '../pipeline/audio-duration.js';
+import { wavFile } from '../pipeline/audio-files.test-support.js';
 import {
   admittedOf,
   attempt,
@@ -45,14 +47,25 @@ const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
 const WHISPER1 = mediaPrice('whisper-1', { per_audio_minute: 6_000 });
 const DALLE2 = mediaPrice('dall-e-2', { per_image_256x256: 16_000, per_image_1024x1024: 20_000 });
 
-/** A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`. */
-async function start(redis: Redis, limit: number, ...prices: ReturnType<typeof mediaPrice>[]) {
+/**
+ * A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`; `model`:
+ * the budget applies to that model only.
+ */
+async function start(
+  redis: Redis,
+  limit: number | { readonly limit: number; readonly model: string },
+  ...prices: ReturnType<typeof mediaPrice>[]
+) {
+  const budget = typeof limit === 'number' ? { limit, model: undefined } : limit;
   const tenant = await startTenantGateway(makeLimits(redis).limits, ({ org, ws }) => [
     {
       ...usagePolicy({
         type: UsageLimitType.COST,
-        creditLimit: limit,
-        conditions: [{ key: 'workspace_id', value: ws }],
+        creditLimit: budget.limit,
+        conditions: [
+          { key: 'workspace_id', value: ws },
+          ...(budget.model ? [{ key: 'model', value: budget.model }] : []),
+        ],
         groupBy: [{ key: 'api_key' }],
       }),
       organisationId: org,
@@ -173,8 +186,95 @@ describe('cost budgets charge images and speech', () => {
   });
 });
 
+describe("an image request naming no model is priced as dall-e-2, OpenAI's default", () => {
+  test('a budget on dall-e-2 admits, charges and stops model-less requests', async ({ redis }) => {
+    // The budget applies to dall-e-2 only: a request naming no model is admitted as one.
+    const call = await start(redis.client, { limit: 50_000, model: 'dall-e-2' }, DALLE2);
+    const image = { prompt: 'a sea otter', n: 2 };
+    const spent = await spendUntilRefused(
+      redis.client,
+      (traceId) => call('/images/generations', image, traceId),
+      6,
+    );
+    // 2 images at dall-e-2's 1024x1024 default, 0.02 USD each: 40000 a request; the 3rd is refused
+    expect(spent.statuses).toEqual([200, 200, 412]);
+    expect(spent.costs).toEqual([40_000, 40_000]);
+    expect(spent.charged).toEqual([40_000, 40_000]);
+    expect(gw?.mock.requests.filter((r) => r.path === '/v1/images/generations')).toHaveLength(2);
+    // The default prices the call; the event's requested model stays what the request named.
+    const event = gw?.events.find((e) => e.path === '/images/generations');
+    expect(event?.modelRequested).toBe('');
+  });
+
+  test('a model-less edit upload is priced as dall-e-2 from its form', async ({ redis }) => {
+    const call = await start(redis.client, 1_000_000, DALLE2);
+    const form = new FormData();
+    form.append('n', '2');
+    form.append('size', '256x256');
+    form.append('prompt', 'add a hat');
+    form.append('image', new Blob([new Uint8Array(2_048)], { type: 'image/png' }), 'otter.png');
+    const res = await call('/images/edits', form, 'edit-default');
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    const event = await gw?.eventFor('edit-default');
+    // 2 x 0.016 USD
+    expect(event?.cost).toEqual({ amountMicros: 32_000, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(32_000);
+  });
+});
+
+/** A transcription upload of `file` as `name`, answered in `format`. */
+function transcription(file: Uint8Array, format: string, name = 'clip.wav'): FormData {
+  const form = new FormData();
+  form.append('model', 'whisper-1');
+  form.append('response_format', format);
+  form.append('file', new Blob([file], { type: 'audio/wav' }), name);
+  return form;
+}
+
+describe("a transcription whose answer reports no seconds is charged its file's duration", () => {
+  test("text and json answers: the WAV header's 62.3 s, billed as 63 s, marked estimated", async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 1_000_000, WHISPER1);
+    const clip = wavFile(62.3);
+    for (const format of ['text', 'json']) {
+      const trace = `whisper-${format}`;
+      const res = await call('/audio/transcriptions', transcription(clip, format), trace);
+      expect(res.status).toBe(200);
+      // the answer carries no seconds: nothing the provider measured
+      expect(await res.text()).not.toContain('duration');
+      const event = await gw?.eventFor(trace);
+      // 63 seconds at 0.006 USD a minute = 6300 micro-USD, in the event and the budget alike
+      expect(event?.cost).toEqual({ amountMicros: 6_300, currency: 'USD' });
+      expect(event?.usageCharges[0]?.amount).toBe(6_300);
+      expect(event?.tokens?.estimated).toBe(true);
+    }
+    // The seconds an answer reports still win, and are not marked estimated by the file.
+    const verbose = await call('/audio/transcriptions', transcription(clip, 'verbose_json'), 'whisper-v');
+    expect(verbose.status).toBe(200);
+    // the mock hears 16000 bytes a second: 125 s
+    expect(await verbose.json()).toMatchObject({ usage: { type: 'duration', seconds: 125 } });
+    expect((await gw?.eventFor('whisper-v'))?.cost).toEqual({ amountMicros: 12_500, currency: 'USD' });
+  });
+
+  test('an unreadable file does not fail the request: nothing is charged, and it is counted', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 1_000_000, WHISPER1);
+    const before = unreadAudioFiles();
+    const res = await call('/audio/transcriptions', transcription(new Uint8Array(40_000), 'text'), 'unread');
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Transcript of clip.wav');
+    const event = await gw?.eventFor('unread');
+    expect(event?.cost).toBeUndefined();
+    expect(event?.usageCharges[0]?.amount).toBe(0);
+    expect(unreadAudioFiles() - before).toBe(1);
+  });
+});
+
 describe('transcriptions are charged the seconds their answer reports', () => {
-  test('verbose_json seconds at per_audio_minute; an answer without seconds is not charged', async ({
+  test('verbose_json seconds at per_audio_minute; an answer without seconds of no readable audio is not charged', async ({
     redis,
   }) => {
     const call = await start(redis.client, 1_000_000, WHISPER1);

@@ -39,6 +39,7 @@ import { createContext, type RequestContext, type RequestKind, V1 } from './requ
 import { resolveRoute } from './resolve-route.js';
 import { type Publish, settleAndPublish } from './settle.js';
 import { translateRequest } from './translate-request.js';
+import { keepUpload } from './upload-capture.js';
 
 export interface PipelineDeps {
   readonly config: GatewayConfig;
@@ -161,6 +162,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
           await readTargetBody(ctx, route.target, bodyDeps);
           translateRequest(ctx, route.target);
           await admitLimits(ctx, deps.limits, route.target.provider.id);
+          keepUpload(ctx, captureLimit, config.MAX_BODY_BYTES);
           await callUpstream(ctx, route.target, callDeps, res);
         }
       } catch (err) {

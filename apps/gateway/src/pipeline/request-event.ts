@@ -72,6 +72,11 @@ export interface MediaCharge {
   readonly units: MediaUnits;
   /** The model asked for: image and audio answers do not name one. */
   readonly model: string;
+  /**
+   * The units were measured by the gateway, not the provider (a transcription's seconds read from
+   * the uploaded file): the event's `tokens.estimated` says so.
+   */
+  readonly estimated?: boolean;
 }
 
 type IdentityField =
@@ -196,7 +201,7 @@ export function buildRequestEvent(
     isStream,
     cacheStatus: routing?.cacheStatus ?? CacheStatus.DISABLED,
     attempts,
-    tokens: usage,
+    tokens: media?.estimated && usage ? { ...usage, estimated: true } : usage,
     cost,
     metadata: { ...facts.metadata },
     guardrailResults: routing ? [...routing.guardrailResults] : [],

@@ -6,7 +6,7 @@ import type { RequestEvent } from '@aigw/proto';
 import { settledUsage, usageOf } from '../limits/index.js';
 import { readResponseFacts } from '../upstream/usage.js';
 import { estimateAnswer, needsEstimate } from './estimate-answer.js';
-import { mediaCharge } from './media-charge.js';
+import { type MediaCharge, mediaCharge } from './media-charge.js';
 import type { RequestContext } from './request-context.js';
 import { buildRequestEvent } from './request-event.js';
 
@@ -44,6 +44,7 @@ function finish(
   publish: Publish,
   outcome: RequestContext['result'],
   completedAt: number,
+  measured?: MediaCharge | null,
 ): void {
   const { facts } = ctx;
   const admission = ctx.admission;
@@ -55,11 +56,19 @@ function finish(
   } else {
     const held = ctx.heldAnswer;
     // The answer is read only on an image or audio path (every other request skips it).
-    const media = mediaCharge(ctx, () =>
-      held
-        ? { contentType: held.contentType, body: held.body }
-        : { contentType: outcome?.contentType, body: facts.response.complete() },
-    );
+    const media =
+      measured === undefined
+        ? mediaCharge(ctx, () =>
+            held
+              ? { contentType: held.contentType, body: held.body }
+              : { contentType: outcome?.contentType, body: facts.response.complete() },
+          )
+        : (measured ?? undefined);
+    // A transcription's duration read from its file: settle and publish once it is read.
+    if (media instanceof Promise) {
+      void media.then((read) => finish(ctx, publish, outcome, completedAt, read ?? null));
+      return;
+    }
     // The request event prices the same units as the budgets' settlement.
     if (media) facts.media = media;
     if (admission) {

@@ -10,7 +10,6 @@ import { createGatewayResponseCache } from '../cache/index.js';
 import type { GatewayConfig } from '../config.js';
 import { createGuardrailRunner, createWebhookCaller, createWebhookHostCheck } from '../guardrails/index.js';
 import type { Limits } from '../limits/index.js';
-import { settledUsage } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import { BodyCapture, type ChunkSink } from '../upstream/capture.js';
@@ -92,7 +91,13 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
       if (!res.writableFinished) gone.abort();
     });
     const { service } = parts;
-    const targets = deps.limits && parts.managed && new TargetAdmissions(deps.limits, parts.managed);
+    const targets =
+      deps.limits &&
+      parts.managed &&
+      new TargetAdmissions(deps.limits, parts.managed, {
+        path: parts.path,
+        contentType: req.headers['content-type'],
+      });
     // The answering target's usage settles its limits: kept only once some target was admitted.
     let usageTap: BodyCapture | undefined;
     const responseSink: ChunkSink = targets
@@ -137,25 +142,26 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
         responseSink,
       );
     } catch (err) {
-      targets?.settle(undefined, undefined);
+      void targets?.settle(undefined, undefined);
       throw err;
     }
     if (targets?.any) {
       const answered = report.answered;
       // A held answer is the provider's own (a guardrail may have replaced what the client got).
       const held = report.heldAnswer;
-      const source = held
-        ? { type: held.contentType, head: held.body, tail: held.body }
-        : {
-            type: report.result.contentType,
-            head: usageTap?.complete(),
-            tail: usageTap?.tail(),
-          };
-      const usage =
-        answered && source.tail
-          ? settledUsage(source.type, source.head, source.tail, answered.model, answered.provider)
-          : undefined;
-      targets.settle(answered, usage);
+      const tapped = usageTap?.complete();
+      // Settled before the event reads the charges (an audio upload's duration may be read first).
+      await targets.settle(
+        answered,
+        held
+          ? { contentType: held.contentType, head: held.body, tail: held.body, whole: true }
+          : {
+              contentType: report.result.contentType,
+              head: tapped,
+              tail: usageTap?.tail(),
+              whole: tapped !== undefined,
+            },
+      );
     }
     // Async guardrails report after the answer went out: the event waits for them, the client does not.
     const guardrailResults = await report.guardrailResults;

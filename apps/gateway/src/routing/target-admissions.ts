@@ -1,11 +1,16 @@
 // The limits of the targets a config request calls (control-plane mode): one admission per upstream
 // call of a target that has limits of its own or target policies (the request-level admission of a
 // config request names no provider), and their settlement once the answer went out (the answering
-// call's with its usage, the others' with none, which releases their reservations). docs/limits.md, "Config targets".
+// call's with its usage, the others' with none, which releases their reservations). An image or
+// audio call reserves and settles the media units the request's own admission does (one reader:
+// formats/media-units.ts, pipeline/media-charge.ts). docs/limits.md, "Config targets".
 import type { UsageCharge } from '@aigw/proto';
-import type { LeafResolver } from '../access/index.js';
-import type { ActualUsage, Admission, Limits } from '../limits/index.js';
-import { requestEstimate } from '../limits/index.js';
+import { type LeafResolver, requestModel } from '../access/index.js';
+import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
+import type { Admission, Limits } from '../limits/index.js';
+import { requestEstimate, settledUsage } from '../limits/index.js';
+import { type MediaCharge, mediaChargeOf } from '../pipeline/media-charge.js';
+import type { AttemptRecord } from './leaf-call.js';
 
 /** What an admission needs of a prepared leaf. */
 export interface AdmittedLeaf {
@@ -16,8 +21,32 @@ export interface AdmittedLeaf {
   readonly body: Buffer;
 }
 
+/** The request the config runs on, as a media charge reads it. */
+export interface AdmittedRequest {
+  /** Below `/v1`. */
+  readonly path: string;
+  readonly contentType: string | undefined;
+}
+
+/** The answer that went out, as its settle reads it (whole, or its first and last bytes). */
+export interface SettledAnswer {
+  readonly contentType: string | undefined;
+  /** The first bytes of the answer, or all of it. */
+  readonly head: Buffer | undefined;
+  readonly tail: Buffer | undefined;
+  /** `head` is the whole answer. */
+  readonly whole: boolean;
+}
+
+interface Admitted {
+  readonly leaf: AdmittedLeaf;
+  readonly admission: Admission;
+}
+
 export class TargetAdmissions {
-  readonly #admitted: { readonly attempt: object; readonly admission: Admission }[] = [];
+  readonly #admitted: (Admitted & { readonly attempt: AttemptRecord })[] = [];
+  /** Admissions made, until `record` ties them to their attempt. */
+  readonly #leaves = new WeakMap<Admission, AdmittedLeaf>();
   #settled = false;
   /** A target's admission was decided without Redis (`x-service-limits-degraded`). */
   degraded = false;
@@ -25,7 +54,13 @@ export class TargetAdmissions {
   constructor(
     private readonly limits: Limits,
     private readonly resolver: LeafResolver,
-  ) {}
+    private readonly request: AdmittedRequest,
+  ) {
+    this.#media = mediaEndpoint(request.path) !== undefined;
+  }
+
+  /** An image or audio path: calls reserve and settle media units (every other call skips them). */
+  readonly #media: boolean;
 
   /** Some call was admitted, so settle has something to do. */
   get any(): boolean {
@@ -37,29 +72,76 @@ export class TargetAdmissions {
    * caller turns into a failed attempt. Undefined: no admission of its own (the request's covers it).
    */
   async admit(leaf: AdmittedLeaf): Promise<Admission | undefined> {
-    const scope = this.resolver.targetLimits({ providerType: leaf.provider, ref: leaf.ref }, leaf.model);
+    const { path, contentType } = this.request;
+    // An image or audio call: its units and model are read as the request's admission reads them
+    // (a form's fields too: a config holds the whole body), the model-less image request priced as
+    // the provider's default. Every other call is admitted on its body's model and size only.
+    const media = this.#media;
+    const asked = media ? (leaf.json ?? formRequest(contentType, leaf.body)) : leaf.json;
+    const model = media
+      ? mediaModel(path, leaf.model || requestModel(path, contentType, undefined, asked), asked)
+      : leaf.model;
+    const scope = this.resolver.targetLimits({ providerType: leaf.provider, ref: leaf.ref }, model);
     if (!scope) return undefined;
     const admission = await this.limits.admit(
       scope.snapshot,
       scope.subject,
-      requestEstimate(leaf.json, leaf.body.length),
+      requestEstimate(asked, leaf.body.length, path),
     );
     if (admission.degraded) this.degraded = true;
+    this.#leaves.set(admission, leaf);
     return admission;
   }
 
   /** Ties an admission to the attempt it was made for (settle finds the answering one by it). */
-  record(attempt: object, admission: Admission): void {
-    this.#admitted.push({ attempt, admission });
+  record(attempt: AttemptRecord, admission: Admission): void {
+    const leaf = this.#leaves.get(admission);
+    if (leaf) this.#admitted.push({ attempt, admission, leaf });
   }
 
-  /** Once, after the answer: `usage` goes to the answering attempt's admission only. */
-  settle(answered: object | undefined, usage: ActualUsage | undefined): void {
+  /**
+   * Once, after the answer: the answering attempt's admission is charged its tokens and media
+   * units, the others release their reservations. Resolves once every settlement is handed to the
+   * limits (a transcription's duration may have to be read from its upload first), so the request
+   * event reads the charges after it.
+   */
+  async settle(answered: AttemptRecord | undefined, answer: SettledAnswer | undefined): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
+    const entry = answered && this.#admitted.find((a) => a.attempt === answered);
+    let usage: Parameters<Admission['settle']>[0];
+    if (entry && answer?.tail) {
+      const charge = this.#media ? this.#mediaCharge(entry, answer) : undefined;
+      const media = charge instanceof Promise ? await charge : charge;
+      const model = entry.attempt.model || (media?.model ?? '');
+      usage = settledUsage(
+        answer.contentType,
+        answer.head,
+        answer.tail,
+        model,
+        entry.attempt.provider,
+        media?.units,
+      );
+    }
     for (const { attempt, admission } of this.#admitted) {
       void admission.settle(attempt === answered ? usage : undefined);
     }
+  }
+
+  /** The media charge of the answering call (pipeline/media-charge.ts, as the request's own). */
+  #mediaCharge(entry: Admitted & { readonly attempt: AttemptRecord }, answer: SettledAnswer) {
+    const { leaf, attempt } = entry;
+    return mediaChargeOf({
+      path: this.request.path,
+      status: attempt.statusCode,
+      failed: attempt.error !== undefined,
+      json: leaf.json,
+      contentType: this.request.contentType,
+      head: () => leaf.body,
+      upload: () => leaf.body,
+      model: leaf.model,
+      answer: () => ({ contentType: answer.contentType, body: answer.whole ? answer.head : undefined }),
+    }) satisfies MediaCharge | Promise<MediaCharge | undefined> | undefined;
   }
 
   /** The budget counters the targets' admissions charged (RequestEvent.usage_charges). */
