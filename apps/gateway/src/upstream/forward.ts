@@ -10,7 +10,7 @@ import type { ChunkSink } from './capture.js';
 import { rawResponseHeaderList, responseHeaderList } from './headers.js';
 import { HeldBound } from './held-bound.js';
 import { idleTimeoutError, isIdleTimeout, unreachableError } from './upstream-errors.js';
-import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
+import { dispatchHeaders, headersFromRaw, poolFor, urlParts } from './upstream-pool.js';
 
 export interface ForwardRequest {
   readonly method: string;
@@ -155,7 +155,7 @@ class Forwarding implements Dispatcher.DispatchHandler {
     poolFor(url, fr.idleTimeoutMs, fr.lookup).dispatch(
       {
         method: fr.method as Dispatcher.HttpMethod,
-        path: `${url.pathname}${url.search}`,
+        path: urlParts(url).path,
         headers: dispatchHeaders(fr.headers, body instanceof Readable ? undefined : body) as Record<
           string,
           string | string[]

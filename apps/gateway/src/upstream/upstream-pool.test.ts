@@ -1,7 +1,7 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { dispatchHeaders, headersFromRaw, poolFor } from './upstream-pool.js';
+import { dispatchHeaders, headersFromRaw, poolFor, urlParts } from './upstream-pool.js';
 
 // An answer with repeated and mixed-case headers of every kind node:http treats differently.
 const RAW_ANSWER = [
@@ -111,5 +111,17 @@ describe('poolFor', () => {
     expect(pinned).not.toBe(poolFor(url, 1000, undefined));
     expect(poolFor(same, 1000, lookup)).toBe(pinned);
     expect(poolFor(url, 1000, (() => {}) as never)).not.toBe(pinned);
+  });
+});
+
+describe('urlParts', () => {
+  test('reads origin and path once per URL, and again once the URL was changed', () => {
+    const url = new URL('http://127.0.0.1:1/v1/chat?x=1');
+    const first = urlParts(url);
+    expect(first).toMatchObject({ origin: 'http://127.0.0.1:1', path: '/v1/chat?x=1' });
+    expect(urlParts(url)).toBe(first);
+    url.search = '?y=2';
+    url.host = '127.0.0.2:3';
+    expect(urlParts(url)).toMatchObject({ origin: 'http://127.0.0.2:3', path: '/v1/chat?y=2' });
   });
 });

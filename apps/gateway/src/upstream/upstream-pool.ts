@@ -30,17 +30,33 @@ function newPool(origin: string, idleTimeoutMs: number, lookup: LookupFunction |
   });
 }
 
-/** `protocol//host` of the URLs seen (a URL's getters build new strings on every read). */
-const origins = new WeakMap<URL, string>();
+/** What the exchange reads of a URL: its origin, and the path and query it asks for. */
+export interface UrlParts {
+  readonly origin: string;
+  readonly path: string;
+  /** The URL's href when read: a URL changed since is read again. */
+  readonly href: string;
+}
+
+/** The parts of the URLs seen (a URL's getters build new strings on every read). */
+const parts = new WeakMap<URL, UrlParts>();
+
+/**
+ * `protocol//host` and `pathname + search` of `url`, read once per URL object and text:
+ * providers/upstream-url.ts hands out the same URL objects again.
+ */
+export function urlParts(url: URL): UrlParts {
+  let known = parts.get(url);
+  if (known === undefined || known.href !== url.href) {
+    known = { origin: `${url.protocol}//${url.host}`, path: `${url.pathname}${url.search}`, href: url.href };
+    parts.set(url, known);
+  }
+  return known;
+}
 
 /** The pool for a request to `url`'s origin. */
 export function poolFor(url: URL, idleTimeoutMs: number, lookup: LookupFunction | undefined): Pool {
-  // providers/upstream-url.ts hands out the same URL objects again: their origin is read once.
-  let origin = origins.get(url);
-  if (origin === undefined) {
-    origin = `${url.protocol}//${url.host}`;
-    origins.set(url, origin);
-  }
+  const origin = urlParts(url).origin;
   const key = `${origin} ${idleTimeoutMs}`;
   let byKey = pools;
   if (lookup) {
