@@ -5,80 +5,88 @@
 // connection, the reply parsing and the command queue. Why hand-written: docs/decisions.md.
 import { Command } from 'ioredis';
 
-const CR = 13;
-const LF = 10;
-
 /** Where commands are assembled; each command is copied out of it (the socket keeps its bytes). */
 let scratch = Buffer.allocUnsafe(16 * 1024);
-let pos = 0;
 
-function room(bytes: number): void {
-  if (pos + bytes <= scratch.length) return;
-  const bigger = Buffer.allocUnsafe(Math.max(scratch.length * 2, pos + bytes));
-  scratch.copy(bigger, 0, 0, pos);
+/** Up to this, integers are small (31-bit) ones: their digits come from integer arithmetic. */
+const SMALL = 0x3fffffff;
+
+/** Decimal digits of a small non-negative integer. */
+function width(n: number): number {
+  let w = 1;
+  while (n >= 10) {
+    n = (n / 10) | 0;
+    w++;
+  }
+  return w;
+}
+
+/** A small non-negative integer's digits written at `at`; returns the position after them. */
+function writeDigits(buf: Buffer, at: number, n: number): number {
+  const end = at + width(n);
+  let p = end;
+  do {
+    buf[--p] = 48 + (n % 10);
+    n = (n / 10) | 0;
+  } while (n > 0);
+  return end;
+}
+
+/** `$<bytes>\r\n` at `at`; returns the position after it. */
+function writeHead(buf: Buffer, at: number, bytes: number): number {
+  buf[at] = 36; // $
+  const p = writeDigits(buf, at + 1, bytes);
+  buf[p] = 13;
+  buf[p + 1] = 10;
+  return p + 2;
+}
+
+/** Strings up to this many units are copied in a JS loop when ASCII; longer ones natively. */
+const SHORT = 24;
+
+/** Room for `bytes` more at `at`: the scratch buffer, grown (and what it holds kept) if needed. */
+function room(at: number, bytes: number): Buffer {
+  if (at + bytes <= scratch.length) return scratch;
+  const bigger = Buffer.allocUnsafe(Math.max(scratch.length * 2, at + bytes));
+  scratch.copy(bigger, 0, 0, at);
   scratch = bigger;
+  return bigger;
 }
 
-/** A non-negative integer's decimal digits at `pos`. */
-function digits(n: number): void {
-  if (n < 10) {
-    scratch[pos++] = 48 + n;
-    return;
-  }
-  const start = pos;
-  while (n > 0) {
-    scratch[pos++] = 48 + (n % 10);
-    n = Math.floor(n / 10);
-  }
-  scratch.subarray(start, pos).reverse();
-}
-
-/** `$<length>\r\n<ascii>\r\n`, or false (nothing written) when `text` is not ASCII. */
-function asciiBulk(text: string): boolean {
-  const len = text.length;
-  for (let i = 0; i < len; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  room(len + 16);
-  scratch[pos++] = 36; // $
-  digits(len);
-  scratch[pos++] = CR;
-  scratch[pos++] = LF;
-  for (let i = 0; i < len; i++) scratch[pos++] = text.charCodeAt(i);
-  scratch[pos++] = CR;
-  scratch[pos++] = LF;
-  return true;
-}
-
-function bulk(value: string | number): void {
+/** One bulk string (a number as String() writes it) at `at`; returns the position after it. */
+function writeBulk(at: number, value: string | number): number {
   if (typeof value === 'number') {
-    // Safe integers as digits, as String() would write them; anything else as String() does.
-    if (Number.isSafeInteger(value)) {
-      room(40);
-      const negative = value < 0;
-      const abs = negative ? -value : value;
-      scratch[pos++] = 36; // $
-      let width = 1;
-      for (let rest = abs; rest >= 10; rest = Math.floor(rest / 10)) width++;
-      digits(width + (negative ? 1 : 0));
-      scratch[pos++] = CR;
-      scratch[pos++] = LF;
-      if (negative) scratch[pos++] = 45; // -
-      digits(abs);
-      scratch[pos++] = CR;
-      scratch[pos++] = LF;
-      return;
+    // Small integers digit by digit; anything else (large, negative, fractional) as String() writes it.
+    if (value >= 0 && value <= SMALL && Number.isInteger(value)) {
+      const buf = room(at, 24);
+      let p = writeHead(buf, at, width(value));
+      p = writeDigits(buf, p, value);
+      buf[p] = 13;
+      buf[p + 1] = 10;
+      return p + 2;
     }
     value = String(value);
   }
-  if (asciiBulk(value)) return;
-  const len = Buffer.byteLength(value, 'utf8');
-  room(len + 16);
-  scratch[pos++] = 36;
-  digits(len);
-  scratch[pos++] = CR;
-  scratch[pos++] = LF;
-  pos += scratch.write(value, pos, len, 'utf8');
-  scratch[pos++] = CR;
-  scratch[pos++] = LF;
+  const len = value.length;
+  if (len <= SHORT) {
+    let ascii = true;
+    for (let i = 0; i < len; i++) if (value.charCodeAt(i) > 0x7f) ascii = false;
+    if (ascii) {
+      const buf = room(at, len + 24);
+      let p = writeHead(buf, at, len);
+      for (let i = 0; i < len; i++) buf[p++] = value.charCodeAt(i);
+      buf[p] = 13;
+      buf[p + 1] = 10;
+      return p + 2;
+    }
+  }
+  const bytes = Buffer.byteLength(value, 'utf8');
+  const buf = room(at, bytes + 24);
+  let p = writeHead(buf, at, bytes);
+  p += buf.write(value, p, bytes, 'utf8');
+  buf[p] = 13;
+  buf[p + 1] = 10;
+  return p + 2;
 }
 
 /**
@@ -92,18 +100,17 @@ export function encodeScriptCall(
   args: readonly (string | number)[],
   keyPrefix = '',
 ): Buffer {
-  pos = 0;
-  room(32);
-  scratch[pos++] = 42; // *
-  digits(3 + keys.length + args.length);
-  scratch[pos++] = CR;
-  scratch[pos++] = LF;
-  bulk(name);
-  bulk(head);
-  bulk(keys.length);
-  for (const key of keys) bulk(keyPrefix === '' ? key : keyPrefix + key);
-  for (const arg of args) bulk(arg);
-  return Buffer.from(scratch.subarray(0, pos));
+  const buf = room(0, 32);
+  buf[0] = 42; // *
+  let p = writeDigits(buf, 1, 3 + keys.length + args.length);
+  buf[p++] = 13;
+  buf[p++] = 10;
+  p = writeBulk(p, name);
+  p = writeBulk(p, head);
+  p = writeBulk(p, keys.length);
+  for (const key of keys) p = writeBulk(p, keyPrefix === '' ? key : keyPrefix + key);
+  for (const arg of args) p = writeBulk(p, arg);
+  return Buffer.from(scratch.subarray(0, p));
 }
 
 /** A command whose bytes are already written: ioredis sends them as they are. */
