@@ -261,6 +261,7 @@ export function createApp(
         log,
         metrics,
         accessLog: true,
+        trustProxy: config.TRUST_PROXY,
         routes: (express) => {
           mountApi(express);
           // SCIM_ENABLED=OFF: nothing is mounted, so /scim/v2 answers 404 as any unknown path does.

@@ -11,6 +11,7 @@ import {
   serviceAuth,
   serviceToken,
   serviceUrl,
+  trustProxy,
 } from '@aigw/runtime';
 import { z } from 'zod';
 
@@ -32,6 +33,9 @@ const settingsObject = z.object({
     .max(1024 * 1024)
     .default(16 * 1024)
     .describe('Largest request head accepted (bytes; Node answers 431 beyond).'),
+  TRUST_PROXY: trustProxy.describe(
+    "Proxies trusted to name the client (X-Forwarded-For, -Proto, -Host): a hop count (`1`: the ingress in front) or a comma-separated list of addresses, CIDR ranges, `loopback`, `linklocal`, `uniquelocal`. Audit records then hold the client's address, and SCIM locations the scheme and host clients use. Unset: none (the socket's peer is the client); `true` is refused.",
+  ),
   GRPC_PORT: port(50051).describe('Port of the SnapshotService, from which gateways stream their snapshot.'),
   GRPC_HOST: grpcHost.describe(
     'Bind address of the SnapshotService: loopback unless set; `0.0.0.0` when gateways run on other hosts (with the token; docs/control-plane.md, "Internal gRPC").',

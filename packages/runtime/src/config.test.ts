@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { baseSettings, ConfigError, featureFlag, loadConfig, port, serviceUrl } from './config.js';
+import {
+  baseSettings,
+  ConfigError,
+  featureFlag,
+  loadConfig,
+  port,
+  serviceUrl,
+  trustProxy,
+} from './config.js';
 
 const schema = z.object({
   ...baseSettings,
@@ -57,5 +65,28 @@ describe('loadConfig', () => {
   it('reads feature flags as on unless OFF', () => {
     expect(loadConfig(schema, { GUARDRAILS_ENABLED: 'OFF' }).GUARDRAILS_ENABLED).toBe(false);
     expect(loadConfig(schema, {}).GUARDRAILS_ENABLED).toBe(true);
+  });
+});
+
+describe('trustProxy', () => {
+  const parse = (value: string | undefined) =>
+    loadConfig(z.object({ TRUST_PROXY: trustProxy }), { TRUST_PROXY: value });
+
+  it('is off unless set, a hop count, or a list of addresses, ranges and names', () => {
+    expect(parse(undefined).TRUST_PROXY).toBe(false);
+    expect(parse('').TRUST_PROXY).toBe(false);
+    expect(parse('1').TRUST_PROXY).toBe(1);
+    expect(parse('loopback, 10.0.0.0/8,fd00::/8,192.0.2.7').TRUST_PROXY).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
+  });
+
+  it('refuses trusting every sender and what is not an address', () => {
+    for (const bad of ['true', '*', '10.0.0.0/33', 'fd00::/129', '10.0.0.0/', 'example.com', '1,']) {
+      expect(() => parse(bad), bad).toThrow(ConfigError);
+    }
   });
 });

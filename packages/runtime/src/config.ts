@@ -1,4 +1,5 @@
 // Settings: parse the environment once against a zod schema, report every bad setting, freeze.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export class ConfigError extends Error {
@@ -77,6 +78,44 @@ export const serviceUrl = (protocols: readonly string[]) =>
 
 export const durationMs = (fallback: number) =>
   z.coerce.number().int().min(0).max(3_600_000).default(fallback);
+
+/** The names proxy-addr (express' `trust proxy`) gives address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** `<ip>` or `<ip>/<prefix>` (the prefix in range for the family), or a range name. */
+function proxyRange(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const slash = entry.indexOf('/');
+  const family = isIP(slash < 0 ? entry : entry.slice(0, slash));
+  if (family === 0) return false;
+  if (slash < 0) return true;
+  const prefix = entry.slice(slash + 1);
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which proxies in front of an HTTP port are trusted to say who the client is (X-Forwarded-For,
+ * -Proto, -Host), as express' `trust proxy`: a hop count (`1`: the nearest one, e.g. the
+ * ingress), or a comma-separated list of addresses, CIDR ranges and the names `loopback`,
+ * `linklocal`, `uniquelocal`. Unset: none (the socket's peer is the client). `true` (trust any
+ * sender's headers) is refused: any client could then choose the address it is logged under.
+ */
+export const trustProxy = z
+  .string()
+  .trim()
+  .optional()
+  .transform((value, ctx): number | string[] | false => {
+    if (value === undefined || value === '') return false;
+    if (/^\d{1,2}$/.test(value)) return Number(value);
+    const entries = value.split(',').map((entry) => entry.trim());
+    const bad = entries.find((entry) => !proxyRange(entry));
+    if (bad === undefined) return entries;
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a hop count or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (not ${JSON.stringify(bad)})`,
+    });
+    return z.NEVER;
+  });
 
 /** Settings every app shares. */
 export const baseSettings = {

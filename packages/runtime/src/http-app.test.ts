@@ -13,9 +13,14 @@ afterEach(async () => {
   running = undefined;
 });
 
-async function start(checks: Record<string, () => Promise<void>>, draining = () => false) {
+async function start(
+  checks: Record<string, () => Promise<void>>,
+  draining = () => false,
+  trustProxy?: number | string[],
+) {
   const metrics = createMetrics('test');
   const app = createHttpApp({
+    ...(trustProxy === undefined ? {} : { trustProxy }),
     log: createLogger({ app: 'test', level: 'silent' }),
     metrics,
     health: { checks, draining, checkTimeoutMs: 200 },
@@ -29,6 +34,9 @@ async function start(checks: Record<string, () => Promise<void>>, draining = () 
           const socket = connect(9, '127.0.0.1');
           socket.on('error', reject);
         });
+      });
+      router.get('/v1/who', (req, res) => {
+        res.json({ ip: req.ip, protocol: req.protocol, host: req.host });
       });
       router.get('/v1/teapot', () => {
         throw new AppError(418, 'teapot_error', 'short and stout', { code: 'AB99', param: 'spout' });
@@ -113,5 +121,28 @@ describe('createHttpApp', () => {
     expect(traced.headers.get('x-request-id')).toBe('trace-123');
     const hostile = await fetch(`${base}/healthz`, { headers: { 'x-service-trace-id': 'a b;<script>' } });
     expect(hostile.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('takes the client from X-Forwarded-* only from trusted proxies', async () => {
+    const forwarded = {
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'admin.example.com',
+    };
+    const who = async (base: string) => (await fetch(`${base}/v1/who`, { headers: forwarded })).json();
+    // Untrusted by default: a client cannot choose the address it is logged under.
+    expect(await who(await start({}))).toMatchObject({ ip: '127.0.0.1', protocol: 'http' });
+    await running?.close(1_000);
+    expect(await who(await start({}, () => false, ['loopback']))).toEqual({
+      ip: '203.0.113.9',
+      protocol: 'https',
+      host: 'admin.example.com',
+    });
+    await running?.close(1_000);
+    // Trusted, but not the sender: a proxy list that does not hold loopback changes nothing.
+    expect(await who(await start({}, () => false, ['10.0.0.0/8']))).toMatchObject({
+      ip: '127.0.0.1',
+      protocol: 'http',
+    });
   });
 });

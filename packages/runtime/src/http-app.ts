@@ -13,12 +13,17 @@ export interface HttpAppOptions {
   readonly accessLog?: boolean;
   /** Mounts the app's own routes between the shared middleware and the error boundary. */
   readonly routes?: (app: Express) => void;
+  /**
+   * Proxies trusted to say who the client is (the `trustProxy` setting): `req.ip`, `req.protocol`
+   * and `req.host` then come from their X-Forwarded-* headers. Default: none.
+   */
+  readonly trustProxy?: number | readonly string[] | false;
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', options.trustProxy ?? false);
   app.use(requestContext());
   app.use(httpMetrics(options.metrics));
   if (options.accessLog) {

@@ -41,7 +41,8 @@ const AUDIT = (action: string) => ({ action: `scim.users.${action}`, resourceTyp
 
 /** The SCIM base URL this request came in under (meta.location, Location). */
 export function scimBase(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+  // Behind trusted proxies (TRUST_PROXY) the scheme and host clients used (X-Forwarded-Proto, -Host).
+  return `${req.protocol}://${req.host ?? 'localhost'}${req.baseUrl}`;
 }
 
 // Ids are path strings, not validated as uuids: an unknown id of any shape is SCIM's 404.
