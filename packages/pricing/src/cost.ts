@@ -39,9 +39,7 @@ function count(value: number | undefined, name: string): number {
 }
 
 function rate(value: number, name: string): bigint {
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`${name} must be a non-negative integer`);
-  return BigInt(value);
+  return BigInt(whole(value, name));
 }
 
 /**
@@ -72,11 +70,7 @@ export function costOf(pricing: PriceRates, usage: UsageCounts): number {
  * so it is exact: the same result, without a BigInt per price dimension on every request.
  */
 function tokenCost(pricing: PriceRates, usage: TokenCounts): number | undefined {
-  const input = count(usage.inputTokens, 'inputTokens');
-  const output = count(usage.outputTokens, 'outputTokens');
-  const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);
-  const write = Math.min(count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens'), input - cached);
-  const uncached = input - cached - write;
+  const { uncached, cached, write, output } = billedTokens(usage);
   const perMillion =
     uncached * whole(pricing.inputMicrosPerMtok, 'inputMicrosPerMtok') +
     cached * whole(pricing.cachedInputMicrosPerMtok, 'cachedInputMicrosPerMtok') +
@@ -98,6 +92,15 @@ function tokenCost(pricing: PriceRates, usage: TokenCounts): number | undefined 
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
+/** The token counts billed at each rate: the input split into its uncached, cached and cache-write parts. */
+function billedTokens(usage: TokenCounts) {
+  const input = count(usage.inputTokens, 'inputTokens');
+  const output = count(usage.outputTokens, 'outputTokens');
+  const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);
+  const write = Math.min(count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens'), input - cached);
+  return { uncached: input - cached - write, cached, write, output };
+}
+
 function whole(value: number, name: string): number {
   if (!Number.isSafeInteger(value) || value < 0)
     throw new RangeError(`${name} must be a non-negative integer`);
@@ -106,12 +109,7 @@ function whole(value: number, name: string): number {
 
 /** costOf in BigInts: media units, and token counts whose products leave the safe integer range. */
 export function exactCost(pricing: PriceRates, usage: UsageCounts): number {
-  const input = count(usage.inputTokens, 'inputTokens');
-  const output = count(usage.outputTokens, 'outputTokens');
-  const cached = Math.min(count(usage.cachedInputTokens, 'cachedInputTokens'), input);
-  const write = Math.min(count(usage.cacheWriteInputTokens, 'cacheWriteInputTokens'), input - cached);
-  const uncached = input - cached - write;
-
+  const { uncached, cached, write, output } = billedTokens(usage);
   let perMillion =
     BigInt(uncached) * rate(pricing.inputMicrosPerMtok, 'inputMicrosPerMtok') +
     BigInt(cached) * rate(pricing.cachedInputMicrosPerMtok, 'cachedInputMicrosPerMtok') +

@@ -88,6 +88,27 @@ export function gpt4oPrice(): Entity {
   return entity(EntityKind.MODEL_PRICING, { $case: 'modelPricing', value }, { organisationId: '' });
 }
 
+/** A platform price row of an openai model priced only by `extra` (micro-USD per unit). */
+export function mediaPrice(model: string, extra: Record<string, number>): Entity {
+  const value = ModelPricing.fromPartial({
+    aiProvider: 'openai',
+    model,
+    currency: 'USD',
+    extraJson: JSON.stringify(extra),
+  });
+  return entity(EntityKind.MODEL_PRICING, { $case: 'modelPricing', value }, { organisationId: '' });
+}
+
+// OpenAI's list prices (micro-USD): dall-e-3 standard and hd 1024x1024 (0.04, 0.08 USD an image),
+// dall-e-2 by size, tts-1 (15 USD per million characters), whisper-1 (0.006 USD a minute).
+export const DALLE3 = mediaPrice('dall-e-3', {
+  per_image_standard_1024x1024: 40_000,
+  per_image_hd_1024x1024: 80_000,
+});
+export const DALLE2 = mediaPrice('dall-e-2', { per_image_256x256: 16_000, per_image_1024x1024: 20_000 });
+export const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
+export const WHISPER1 = mediaPrice('whisper-1', { per_audio_minute: 6_000 });
+
 export { entity };
 
 export const snapshotOf = (...entities: Entity[]) => Snapshot.of(entities, 1);

@@ -1,7 +1,7 @@
 // Cost budgets see what images and speech cost (real Redis, the gateway over the mock provider):
 // admission reserves n x the image price or the input's characters x the speech price, settle
 // charges the measured units, and the request event's cost is the same amount as the budget's.
-import { EntityKind, ModelPricing, UsageLimitType } from '@aigw/proto';
+import { UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect } from 'vitest';
@@ -11,12 +11,16 @@ import { wavFile } from '../pipeline/audio-files.test-support.js';
 import {
   admittedOf,
   attempt,
-  entity,
+  DALLE2,
+  DALLE3,
   makeLimits,
+  type mediaPrice,
   refusedOf,
   snapshotOf,
   subject,
+  TTS1,
   usagePolicy,
+  WHISPER1,
 } from './limits.test-support.js';
 import { requestEstimate } from './request-usage.js';
 
@@ -26,26 +30,6 @@ afterEach(async () => {
   await gw?.close();
   gw = undefined;
 });
-
-/** A platform price row of an openai model priced only by `extra` (micro-USD per unit). */
-function mediaPrice(model: string, extra: Record<string, number>) {
-  const value = ModelPricing.fromPartial({
-    aiProvider: 'openai',
-    model,
-    currency: 'USD',
-    extraJson: JSON.stringify(extra),
-  });
-  return entity(EntityKind.MODEL_PRICING, { $case: 'modelPricing', value }, { organisationId: '' });
-}
-
-// OpenAI's list prices: dall-e-3 standard 1024x1024 0.04 USD an image; tts-1 15 USD per million characters.
-const DALLE3 = mediaPrice('dall-e-3', {
-  per_image_standard_1024x1024: 40_000,
-  per_image_hd_1024x1024: 80_000,
-});
-const TTS1 = mediaPrice('tts-1', { per_mchar: 15_000_000 });
-const WHISPER1 = mediaPrice('whisper-1', { per_audio_minute: 6_000 });
-const DALLE2 = mediaPrice('dall-e-2', { per_image_256x256: 16_000, per_image_1024x1024: 20_000 });
 
 /**
  * A gateway whose tenant has a cost budget of `limit` micro-USD per API key and `price`; `model`:

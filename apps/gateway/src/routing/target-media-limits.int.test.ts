@@ -2,7 +2,7 @@
 // gateway over the mock provider): each call of the target reserves the media units the request
 // asks for and settles the measured ones, as the request's own budgets do (limits/media-budgets).
 import { randomUUID } from 'node:crypto';
-import { EntityKind, ModelPricing, type UsageLimit, UsageLimitType } from '@aigw/proto';
+import { EntityKind, type UsageLimit, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect } from 'vitest';
@@ -19,12 +19,14 @@ import type { Admission } from '../limits/index.js';
 import {
   admittedOf,
   attempt,
-  entity,
+  DALLE2,
+  DALLE3,
   makeLimits,
   refusedOf,
   snapshotOf,
   subject,
   usagePolicy,
+  WHISPER1,
 } from '../limits/limits.test-support.js';
 import { wavFile } from '../pipeline/audio-files.test-support.js';
 import { TargetAdmissions } from './target-admissions.js';
@@ -36,22 +38,7 @@ afterEach(async () => {
   gw = undefined;
 });
 
-function mediaPrice(model: string, extra: Record<string, number>) {
-  const value = ModelPricing.fromPartial({
-    aiProvider: 'openai',
-    model,
-    currency: 'USD',
-    extraJson: JSON.stringify(extra),
-  });
-  return entity(EntityKind.MODEL_PRICING, { $case: 'modelPricing', value }, { organisationId: '' });
-}
-
-// OpenAI's list prices (micro-USD): dall-e-3 standard 1024x1024, dall-e-2 by size, whisper-1 a minute.
-const PRICES = [
-  mediaPrice('dall-e-3', { per_image_standard_1024x1024: 40_000 }),
-  mediaPrice('dall-e-2', { per_image_1024x1024: 20_000, per_image_256x256: 16_000 }),
-  mediaPrice('whisper-1', { per_audio_minute: 6_000 }),
-];
+const PRICES = [DALLE3, DALLE2, WHISPER1];
 
 const costBudget = (creditLimit: number): UsageLimit => ({
   type: UsageLimitType.COST,
