@@ -6,6 +6,7 @@ import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { Creator } from '../configs/configs.repository.js';
+import { readPage } from '../db/page-read.js';
 import {
   type DeploymentDatabase,
   type DeploymentRow,
@@ -85,7 +86,7 @@ export async function listDeployments(
   db: Db,
   principal: Principal,
   filters: DeploymentFilters,
-): Promise<{ rows: DeploymentRow[]; total: string }> {
+): Promise<{ rows: DeploymentRow[]; total: number }> {
   let base = deploymentDb(db)
     .selectFrom('deployments')
     .where(visibleTo(principal))
@@ -94,11 +95,9 @@ export async function listDeployments(
   if (filters.type !== undefined) base = base.where('type', 'in', filters.type);
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 export interface NewDeployment {
