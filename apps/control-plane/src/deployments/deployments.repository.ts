@@ -6,7 +6,6 @@ import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { Creator } from '../configs/configs.repository.js';
-import { readPage } from '../db/page-read.js';
 import {
   type DeploymentDatabase,
   type DeploymentRow,
@@ -14,6 +13,7 @@ import {
   deploymentDb,
 } from '../db/deployments.db.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';

@@ -6,9 +6,9 @@ import { type ExpressionBuilder, type Insertable, type Kysely, sql, type Updatea
 import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
-import { readPage } from '../db/page-read.js';
 import { type ConfigDatabase, configDb } from '../db/configs.db.js';
 import type { GuardrailRow, GuardrailsTable, SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { pageBounds } from '../http/list.js';

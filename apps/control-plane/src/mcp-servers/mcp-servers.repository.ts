@@ -5,8 +5,8 @@ import { type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { forbidden, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import { type Principal, roleAtLeast } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
-import { readPage } from '../db/page-read.js';
 import { type McpDatabase, type McpServerRow, type McpUserAccessColumn, mcpDb } from '../db/mcp.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 
