@@ -4,7 +4,7 @@ import type { UsageAlertEvent } from '@aigw/proto';
 import { type Kysely, sql } from 'kysely';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
-import { readInOneSnapshot } from '../db/page-read.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 import { alertRow } from './alert-event.js';
@@ -55,47 +55,33 @@ export async function listAlerts(
   if (!isUuid(principal.organisationId)) return { rows: [], total: 0 };
   const workspaceId = principal.workspaceId;
   if (workspaceId !== null && !isUuid(workspaceId)) return { rows: [], total: 0 };
-  // Built per connection: the page and its total are read in one snapshot (readInOneSnapshot).
-  const filtered = (on: Kysely<ControlDatabase>) => {
-    let query = alertDb(on)
-      .selectFrom('alerts')
-      .where('organisation_id', '=', principal.organisationId.toLowerCase());
-    if (workspaceId !== null) query = query.where('workspace_id', '=', workspaceId.toLowerCase());
-    if (filters.workspaceId !== undefined) query = query.where('workspace_id', '=', filters.workspaceId);
-    if (filters.policyId !== undefined)
-      query = query
-        .where('subject_kind', 'in', ['usage_limit_policy', 'rate_limit_policy'])
-        .where('subject_id', '=', filters.policyId);
-    if (filters.entityType !== undefined) query = query.where('subject_kind', '=', filters.entityType);
-    if (filters.entityId !== undefined) {
-      const id = filters.entityId;
-      query = query.where((eb) =>
-        eb.or([
-          eb('subject_id', '=', id),
-          eb.exists(sql`(select 1 from jsonb_each_text(alerts.group_values) g where g.value = ${id})`),
-        ]),
-      );
-    }
-    if (filters.kinds !== undefined) query = query.where('kind', 'in', [...filters.kinds]);
-    if (filters.startMs !== undefined) query = query.where('occurred_at', '>=', new Date(filters.startMs));
-    if (filters.endMs !== undefined) query = query.where('occurred_at', '<', new Date(filters.endMs));
-    if (filters.active !== undefined) query = query.where('reset_at', filters.active ? 'is' : 'is not', null);
-    return query;
-  };
+  let query = alertDb(db)
+    .selectFrom('alerts')
+    .where('organisation_id', '=', principal.organisationId.toLowerCase());
+  if (workspaceId !== null) query = query.where('workspace_id', '=', workspaceId.toLowerCase());
+  if (filters.workspaceId !== undefined) query = query.where('workspace_id', '=', filters.workspaceId);
+  if (filters.policyId !== undefined)
+    query = query
+      .where('subject_kind', 'in', ['usage_limit_policy', 'rate_limit_policy'])
+      .where('subject_id', '=', filters.policyId);
+  if (filters.entityType !== undefined) query = query.where('subject_kind', '=', filters.entityType);
+  if (filters.entityId !== undefined) {
+    const id = filters.entityId;
+    query = query.where((eb) =>
+      eb.or([
+        eb('subject_id', '=', id),
+        eb.exists(sql`(select 1 from jsonb_each_text(alerts.group_values) g where g.value = ${id})`),
+      ]),
+    );
+  }
+  if (filters.kinds !== undefined) query = query.where('kind', 'in', [...filters.kinds]);
+  if (filters.startMs !== undefined) query = query.where('occurred_at', '>=', new Date(filters.startMs));
+  if (filters.endMs !== undefined) query = query.where('occurred_at', '<', new Date(filters.endMs));
+  if (filters.active !== undefined) query = query.where('reset_at', filters.active ? 'is' : 'is not', null);
   const { limit, offset } = pageBounds(filters);
-  return readInOneSnapshot(db, async (tx) => {
-    const rows = await filtered(tx)
-      .selectAll()
-      .orderBy('occurred_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute();
-    const count = await filtered(tx)
-      .select((eb) => eb.fn.countAll<string>().as('total'))
-      .executeTakeFirstOrThrow();
-    return { rows, total: Number(count.total) };
-  });
+  return readPage(db, query, (q) =>
+    q.selectAll().orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset),
+  );
 }
 
 const ENTITY_OBJECT: Record<AlertSubjectKind, string> = {

@@ -4,6 +4,7 @@ import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql
 import { invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { pageBounds } from '../http/list.js';
 import type { ApiKeyRow } from './api-keys.entity.js';
@@ -50,18 +51,16 @@ export async function listKeys(
   principal: Principal,
   query: ListKeysQuery,
   workspaceId: string | undefined,
-): Promise<{ rows: ApiKeyRow[]; total: string }> {
+): Promise<{ rows: ApiKeyRow[]; total: number }> {
   let base = db.selectFrom('api_keys').where(visibleTo(principal));
   if (workspaceId !== undefined) base = base.where('workspace_id', '=', workspaceId);
   if (query.type) base = base.where('type', 'in', query.type);
   if (query.status) base = base.where('status', 'in', query.status);
   if (query.user_id) base = base.where('user_id', '=', query.user_id);
   const { limit, offset } = pageBounds(query);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { isUuid } from '../auth/visibility.js';
 import { type ConfigDatabase, type ConfigRow, type ConfigVersionRow, configDb } from '../db/configs.db.js';
 import { deploymentDb } from '../db/deployments.db.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';
@@ -78,7 +79,7 @@ export async function listConfigs(
   db: Db,
   principal: Principal,
   filters: ConfigFilters,
-): Promise<{ rows: ConfigSummaryRow[]; total: string }> {
+): Promise<{ rows: ConfigSummaryRow[]; total: number }> {
   let base = configDb(db)
     .selectFrom('configs')
     .where(visibleTo(principal))
@@ -86,17 +87,9 @@ export async function listConfigs(
   if (filters.workspaceId !== undefined) base = base.where('workspace_id', '=', filters.workspaceId);
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base
-      .select(SUMMARY_COLUMNS)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.select(SUMMARY_COLUMNS).orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 export interface Creator {
@@ -240,19 +233,16 @@ export async function listVersions(
   db: Db,
   configId: string,
   page: Page,
-): Promise<{ rows: ConfigVersionSummaryRow[]; total: string }> {
+): Promise<{ rows: ConfigVersionSummaryRow[]; total: number }> {
   const base = configDb(db).selectFrom('config_versions').where('config_id', '=', configId);
   const { limit, offset } = pageBounds(page);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base
+  return readPage(db, base, (q) =>
+    q
       .select(['config_id', 'version', 'created_by_user_id', 'created_by_api_key_id', 'created_at'])
       .orderBy('version', 'desc')
       .limit(limit)
-      .offset(offset)
-      .execute(),
-  ]);
-  return { rows, total: count.n };
+      .offset(offset),
+  );
 }
 
 export async function findVersion(db: Db, configId: string, version: number): Promise<ConfigVersionRow> {

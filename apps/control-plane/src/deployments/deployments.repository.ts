@@ -13,6 +13,7 @@ import {
   deploymentDb,
 } from '../db/deployments.db.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';
@@ -85,7 +86,7 @@ export async function listDeployments(
   db: Db,
   principal: Principal,
   filters: DeploymentFilters,
-): Promise<{ rows: DeploymentRow[]; total: string }> {
+): Promise<{ rows: DeploymentRow[]; total: number }> {
   let base = deploymentDb(db)
     .selectFrom('deployments')
     .where(visibleTo(principal))
@@ -94,11 +95,9 @@ export async function listDeployments(
   if (filters.type !== undefined) base = base.where('type', 'in', filters.type);
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 export interface NewDeployment {

@@ -8,6 +8,7 @@ import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type ConfigDatabase, configDb } from '../db/configs.db.js';
 import type { GuardrailRow, GuardrailsTable, SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { pageBounds } from '../http/list.js';
@@ -76,7 +77,7 @@ export async function listGuardrails(
   db: Db,
   principal: Principal,
   filters: GuardrailFilters,
-): Promise<{ rows: GuardrailRow[]; total: string }> {
+): Promise<{ rows: GuardrailRow[]; total: number }> {
   let base = configDb(db)
     .selectFrom('guardrails')
     .where(visibleTo(principal))
@@ -84,11 +85,9 @@ export async function listGuardrails(
   if (filters.workspaceId !== undefined) base = base.where(usableIn(filters.workspaceId));
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /** Slugs a new guardrail of this scope would clash with: same workspace, or organisation level. */

@@ -5,6 +5,7 @@ import { type Kysely, type SqlBool, sql } from 'kysely';
 import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase, IntegrationWorkspaceEntry } from '../db/schema.js';
 import { pageBounds } from '../http/list.js';
 import { type IntegrationRow, workspaceMayUse } from './integrations.entity.js';
@@ -56,18 +57,16 @@ export async function listIntegrations(
   principal: Principal,
   query: ListIntegrationsQuery,
   workspaceId: string | undefined,
-): Promise<{ rows: IntegrationRow[]; total: string }> {
+): Promise<{ rows: IntegrationRow[]; total: number }> {
   let base = db.selectFrom('integrations').where('organisation_id', '=', principal.organisationId);
   if (query.ai_provider) base = base.where('ai_provider', 'in', query.ai_provider);
   if (query.status) base = base.where('status', 'in', query.status);
   if (query.tags) base = base.where(tagsContain(query.tags));
   if (workspaceId !== undefined) base = base.where(usableBy(workspaceId));
   const { limit, offset } = pageBounds(query);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /**

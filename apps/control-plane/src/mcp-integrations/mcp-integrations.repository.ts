@@ -4,6 +4,7 @@ import { conflict, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type McpIntegrationRow, type McpSyncRow, mcpDb } from '../db/mcp.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { pageBounds } from '../http/list.js';
 import { tagsContain } from '../integrations/tags.js';
@@ -34,18 +35,16 @@ export async function listMcpIntegrations(
   db: Db,
   principal: Principal,
   query: ListMcpIntegrationsQuery,
-): Promise<{ rows: McpIntegrationRow[]; total: string }> {
+): Promise<{ rows: McpIntegrationRow[]; total: number }> {
   let base = mcpDb(db)
     .selectFrom('mcp_integrations')
     .where('organisation_id', '=', principal.organisationId)
     .where('status', 'in', query.status);
   if (query.tags !== undefined) base = base.where(tagsContain(query.tags));
   const { limit, offset } = pageBounds(query);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /** Sync rows by integration id. */

@@ -6,6 +6,7 @@ import { forbidden, invalid, notFound, referenceNotFound } from '../api-errors.j
 import { type Principal, roleAtLeast } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import { type McpDatabase, type McpServerRow, type McpUserAccessColumn, mcpDb } from '../db/mcp.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 
@@ -80,7 +81,7 @@ export async function listMcpServers(
   db: Db,
   principal: Principal,
   filters: McpServerFilters,
-): Promise<{ rows: McpServerRow[]; total: string }> {
+): Promise<{ rows: McpServerRow[]; total: number }> {
   let base = mcpDb(db)
     .selectFrom('mcp_servers')
     .where(visibleTo(principal))
@@ -91,11 +92,9 @@ export async function listMcpServers(
     base = base.where('mcp_integration_id', '=', filters.mcpIntegrationId);
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /** Users must belong to the organisation, keys to the server's workspace: 404 AB02 naming the first stranger. */

@@ -4,6 +4,7 @@
 import { matchPricing } from '@aigw/pricing';
 import type { ExpressionBuilder, Kysely, SqlBool } from 'kysely';
 import { forbidden, notFound } from '../api-errors.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase, ModelPricingTable } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 import type { ModelPricingRow } from './model-pricing.entity.js';
@@ -55,7 +56,7 @@ export async function listPricing(
   db: Kysely<ControlDatabase>,
   organisationId: string,
   filters: PricingFilters,
-): Promise<{ rows: VisiblePricing[]; total: string }> {
+): Promise<{ rows: VisiblePricing[]; total: number }> {
   let query = visible(db, organisationId);
   if (!filters.include_overridden) query = query.where((eb) => eb.not(overridden(eb, organisationId)));
   if (filters.ai_provider) query = query.where('p.ai_provider', 'in', filters.ai_provider);
@@ -68,8 +69,8 @@ export async function listPricing(
   if (!sources.has('organisation')) query = query.where('p.organisation_id', 'is', null);
 
   const { limit, offset } = pageBounds(filters);
-  const [rows, count] = await Promise.all([
-    query
+  const page = await readPage(db, query, (q) =>
+    q
       .selectAll('p')
       .select((eb) => overridden(eb, organisationId).as('overridden'))
       .orderBy('p.ai_provider')
@@ -78,11 +79,9 @@ export async function listPricing(
       .orderBy((eb) => eb('p.organisation_id', 'is', null))
       .orderBy('p.id')
       .limit(limit)
-      .offset(offset)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(split), total: count.n };
+      .offset(offset),
+  );
+  return { rows: page.rows.map(split), total: page.total };
 }
 
 /** A platform row or one of the organisation's rows; 404 AB08 for anything else. */

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { apiError, invalid, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type Page, pageBounds } from '../http/list.js';
 import { WILDCARD } from './policies.conditions.js';
@@ -116,7 +117,7 @@ export async function listPolicies(
   principal: Principal,
   kind: PolicyKind,
   filters: PolicyFilters,
-): Promise<{ rows: PolicyRow[]; total: string }> {
+): Promise<{ rows: PolicyRow[]; total: number }> {
   const workspaceId =
     filters.workspace_id === undefined
       ? principal.workspaceId
@@ -130,9 +131,7 @@ export async function listPolicies(
   if (filters.type !== undefined) query = query.where('type', '=', filters.type);
   if (filters.unit !== undefined) query = query.where('unit', '=', filters.unit);
   const { limit, offset } = pageBounds(filters);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, query, (q) =>
+    q.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset),
+  );
 }

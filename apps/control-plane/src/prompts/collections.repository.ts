@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';
@@ -67,7 +68,7 @@ export async function listCollections(
   db: Db,
   principal: Principal,
   filters: Page & { workspaceId?: string | undefined; parentId?: string | undefined },
-): Promise<{ rows: CollectionRow[]; total: string }> {
+): Promise<{ rows: CollectionRow[]; total: number }> {
   let base = promptDb(db)
     .selectFrom('prompt_collections')
     .where('organisation_id', '=', principal.organisationId);
@@ -75,11 +76,9 @@ export async function listCollections(
   if (filters.workspaceId !== undefined) base = base.where('workspace_id', '=', filters.workspaceId);
   if (filters.parentId !== undefined) base = base.where('parent_id', '=', filters.parentId);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /** Refuses a parent that is the collection itself or one of its descendants, or nests too deeply. */

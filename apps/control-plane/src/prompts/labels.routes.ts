@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, lookupWorkspace, targetWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { pageBounds, toList } from '../http/list.js';
 import { defineRoute, emptyObject, type RouteDefinition } from '../http/route.js';
@@ -120,11 +121,10 @@ export const labelRoutes: RouteDefinition[] = [
       if (principal.workspaceId !== null) base = base.where('workspace_id', '=', principal.workspaceId);
       if (workspaceId !== undefined) base = base.where('workspace_id', '=', workspaceId);
       const { limit, offset } = pageBounds(query);
-      const [count, rows] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('name').orderBy('id').limit(limit).offset(offset).execute(),
-      ]);
-      return toList(rows.map(labelToApi), count.n);
+      const page = await readPage(db, base, (q) =>
+        q.selectAll().orderBy('name').orderBy('id').limit(limit).offset(offset),
+      );
+      return toList(page.rows.map(labelToApi), page.total);
     },
   }),
   defineRoute({

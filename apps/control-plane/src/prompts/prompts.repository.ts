@@ -8,6 +8,7 @@ import { conflict, invalid, notFound, referenceNotFound } from '../api-errors.js
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { SavedStatus } from '../db/guardrails.db.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { lockSlugs } from '../db/slug-lock.js';
 import { type Page, pageBounds } from '../http/list.js';
@@ -74,7 +75,7 @@ export async function listPrompts(
   principal: Principal,
   kind: PromptKind,
   filters: PromptFilters,
-): Promise<{ rows: PromptRow[]; total: string }> {
+): Promise<{ rows: PromptRow[]; total: number }> {
   let base = promptDb(db)
     .selectFrom('prompts')
     .where(visibleTo(principal))
@@ -84,11 +85,9 @@ export async function listPrompts(
   if (filters.collectionId !== undefined) base = base.where('collection_id', '=', filters.collectionId);
   if (filters.name !== undefined) base = base.where('name', '=', filters.name);
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 export interface Creator {
@@ -275,14 +274,10 @@ export async function listVersions(
   db: Db,
   promptId: string,
   page: Page,
-): Promise<{ rows: PromptVersionRow[]; total: string }> {
+): Promise<{ rows: PromptVersionRow[]; total: number }> {
   const base = promptDb(db).selectFrom('prompt_versions').where('prompt_id', '=', promptId);
   const { limit, offset } = pageBounds(page);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('version', 'desc').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) => q.selectAll().orderBy('version', 'desc').limit(limit).offset(offset));
 }
 
 /** The label of the prompt's workspace named by id or name (404 AB02 when there is none). */

@@ -13,6 +13,7 @@ import {
 import { conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase, ProvidersTable } from '../db/schema.js';
 import { pageBounds } from '../http/list.js';
 import type { MutationTx } from '../http/route.js';
@@ -96,7 +97,7 @@ export async function listProviders(
   db: Db,
   principal: Principal,
   filters: ProviderFilters,
-): Promise<{ rows: ProviderRow[]; total: string }> {
+): Promise<{ rows: ProviderRow[]; total: number }> {
   let base = db.selectFrom('providers').where(visibleTo(principal));
   if (filters.workspaceId !== undefined) base = base.where('workspace_id', '=', filters.workspaceId);
   if (filters.integrationId !== undefined) base = base.where('integration_id', '=', filters.integrationId);
@@ -105,11 +106,9 @@ export async function listProviders(
   if (status) base = base.where((eb) => statusIn(eb, status));
   if (tags) base = base.where(tagsContain(tags));
   const { limit, offset } = pageBounds(filters);
-  const [count, rows] = await Promise.all([
-    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-  ]);
-  return { rows, total: count.n };
+  return readPage(db, base, (q) =>
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+  );
 }
 
 /** Who created a row; token subjects that are not user ids are not kept. */

@@ -17,6 +17,7 @@ import { conflict } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
 import { isUuid } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { defineRoute, type MutationTx, type RouteDefinition } from '../http/route.js';
 import type { UserRow } from '../users/users.entity.js';
@@ -187,23 +188,21 @@ export const scimUserRoutes: RouteDefinition[] = [
       if (match.userName !== undefined) filtered = filtered.where('email', '=', match.userName);
       if (match.externalId !== undefined) filtered = filtered.where('external_id', '=', match.externalId);
       if (match.id !== undefined) filtered = filtered.where('id', '=', match.id);
-      const [rows, count] = await Promise.all([
-        filtered
+      const page = await readPage(db, filtered, (q) =>
+        q
           .selectAll()
           .orderBy('created_at')
           .orderBy('id')
           .limit(query.count)
-          .offset(query.startIndex - 1)
-          .execute(),
-        filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      ]);
+          .offset(query.startIndex - 1),
+      );
       const base = scimBase(req);
       return {
         schemas: [LIST_SCHEMA],
-        totalResults: Number(count.n),
+        totalResults: page.total,
         startIndex: query.startIndex,
-        itemsPerPage: rows.length,
-        Resources: rows.map((row) => userToScim(row, base)),
+        itemsPerPage: page.rows.length,
+        Resources: page.rows.map((row) => userToScim(row, base)),
       };
     },
   }),

@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { apiError, conflict, invalid, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
 import { isUuid, visibleWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { type SecretReferenceRow, secretReferenceDb } from '../db/secret-references.db.js';
 import { lockSlugs } from '../db/slug-lock.js';
@@ -221,11 +222,10 @@ export const secretReferenceRoutes: RouteDefinition[] = [
         .where('organisation_id', '=', principal.organisationId);
       if (query.manager !== undefined) base = base.where('manager', '=', query.manager);
       const { limit, offset } = pageBounds(query);
-      const [count, rows] = await Promise.all([
-        base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-        base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-      ]);
-      return toList(rows.map(toApi), count.n);
+      const page = await readPage(db, base, (q) =>
+        q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+      );
+      return toList(page.rows.map(toApi), page.total);
     },
   }),
   defineRoute({

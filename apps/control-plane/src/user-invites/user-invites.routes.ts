@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { conflict, forbidden, notFound } from '../api-errors.js';
 import { isUuid } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { emailFilter } from '../users/users.routes.js';
@@ -119,19 +120,12 @@ export const userInviteRoutes: RouteDefinition[] = [
       if (query.status) filtered = filtered.where(statusIn(query.status, now));
       if (query.email !== undefined) filtered = filtered.where('email', '=', query.email);
       const { limit, offset } = pageBounds(query);
-      const [rows, count] = await Promise.all([
-        filtered
-          .selectAll()
-          .orderBy('created_at', 'desc')
-          .orderBy('id')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      ]);
+      const page = await readPage(db, filtered, (q) =>
+        q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
+      );
       return toList(
-        rows.map((r) => inviteToApi(r, now)),
-        count.n,
+        page.rows.map((r) => inviteToApi(r, now)),
+        page.total,
       );
     },
   }),

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { conflict, notFound } from '../api-errors.js';
 import type { Principal } from '../auth/principal.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { csvEnum, listSchema, pageBounds, pageQuery, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -69,17 +70,16 @@ export const userRoutes: RouteDefinition[] = [
       if (query.role) filtered = filtered.where('role', 'in', query.role);
       if (query.email !== undefined) filtered = filtered.where('email', '=', query.email);
       const { limit, offset } = pageBounds(query);
-      const [rows, count] = await Promise.all([
-        filtered.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-        filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      ]);
+      const page = await readPage(db, filtered, (q) =>
+        q.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset),
+      );
       const memberships = await membershipsOf(
         db,
-        rows.map((r) => r.id),
+        page.rows.map((r) => r.id),
       );
       return toList(
-        rows.map((r) => userToApi(r, memberships.get(r.id) ?? [])),
-        count.n,
+        page.rows.map((r) => userToApi(r, memberships.get(r.id) ?? [])),
+        page.total,
       );
     },
   }),

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { conflict, notFound, referenceNotFound } from '../api-errors.js';
 import { apiKeyEntity } from '../api-keys/api-keys.entity.js';
 import { visibleWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { csvEnum, idOrSlug, listSchema, pageBounds, pageQuery, toList, uuid } from '../http/list.js';
 import { defineRoute, type MutationTx, type RouteDefinition } from '../http/route.js';
@@ -153,17 +154,10 @@ export const workspaceMemberRoutes: RouteDefinition[] = [
       let filtered = membersQuery(db, workspace.id);
       if (query.role) filtered = filtered.where('m.role', 'in', query.role);
       const { limit, offset } = pageBounds(query);
-      const [rows, count] = await Promise.all([
-        filtered
-          .select(MEMBER_COLUMNS)
-          .orderBy('m.created_at')
-          .orderBy('m.user_id')
-          .limit(limit)
-          .offset(offset)
-          .execute(),
-        filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-      ]);
-      return toList(rows.map(memberToApi), count.n);
+      const page = await readPage(db, filtered, (q) =>
+        q.select(MEMBER_COLUMNS).orderBy('m.created_at').orderBy('m.user_id').limit(limit).offset(offset),
+      );
+      return toList(page.rows.map(memberToApi), page.total);
     },
   }),
   defineRoute({

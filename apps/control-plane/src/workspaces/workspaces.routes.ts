@@ -5,6 +5,7 @@ import { type Kysely, sql } from 'kysely';
 import { conflict, forbidden, invalid, notFound } from '../api-errors.js';
 import { roleAtLeast } from '../auth/principal.js';
 import { visibleWorkspace } from '../auth/visibility.js';
+import { readPage } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { listSchema, pageBounds, toList } from '../http/list.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -124,14 +125,15 @@ export const workspaceRoutes: RouteDefinition[] = [
       if (principal.workspaceId !== null) filtered = filtered.where('id', '=', principal.workspaceId);
       if (query.name !== undefined) filtered = filtered.where('name', '=', query.name);
       const { limit, offset } = pageBounds(query);
-      const [rows, count, access] = await Promise.all([
-        filtered.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset).execute(),
-        filtered.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      const [page, access] = await Promise.all([
+        readPage(db, filtered, (q) =>
+          q.selectAll().orderBy('created_at').orderBy('id').limit(limit).offset(offset),
+        ),
         organisationAccess(db, principal.organisationId),
       ]);
-      const workspaces = rows.map((r) => workspaceToApi(r, access));
+      const workspaces = page.rows.map((r) => workspaceToApi(r, access));
       await fillCurrentUsage(ctx, workspaces.map(workspaceUsage));
-      return toList(workspaces, count.n);
+      return toList(workspaces, page.total);
     },
   }),
   defineRoute({

@@ -11,6 +11,7 @@ import {
   type ListAuditEventsResponse,
 } from '@aigw/proto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { readPageAndTotal } from '../db/page-read.js';
 import type { AuditLogsTable, LogsDatabase } from '../db/schema.js';
 import { scopeConditions } from './caller-scope.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -62,8 +63,14 @@ export async function listAuditEvents(
     ? sql`(a.occurred_at, a.id) < (${new Date(cursor.atMs)}, ${cursor.id}::uuid)`
     : sql`true`;
   const limit = pageSize(request.pageSize);
-  const { rows } = await sql<AuditRow>`select a.* from audit_logs a where ${where} and ${after}
-    order by a.occurred_at desc, a.id desc limit ${limit + 1}`.execute(db);
+  const { rows, total } = await readPageAndTotal(
+    db,
+    sql<AuditRow>`select a.* from audit_logs a where ${where} and ${after}
+      order by a.occurred_at desc, a.id desc limit ${limit + 1}`,
+    request.includeTotal
+      ? sql<{ n: string }>`select count(*)::bigint as n from audit_logs a where ${where}`
+      : undefined,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const response: ListAuditEventsResponse = {
@@ -71,12 +78,7 @@ export async function listAuditEvents(
     nextCursor:
       rows.length > limit && last ? encodeCursor({ atMs: last.occurred_at.getTime(), id: last.id }) : '',
   };
-  if (request.includeTotal) {
-    const { rows: n } = await sql<{
-      n: string;
-    }>`select count(*)::bigint as n from audit_logs a where ${where}`.execute(db);
-    response.total = Number(n[0]?.n ?? 0);
-  }
+  if (total !== undefined) response.total = total;
   return response;
 }
 

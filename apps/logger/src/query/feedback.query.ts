@@ -4,6 +4,7 @@
 // may see), as for logs.
 import type { ListFeedbackRequest, ListFeedbackResponse } from '@aigw/proto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { readPageAndTotal } from '../db/page-read.js';
 import type { FeedbackTable, LogsDatabase } from '../db/schema.js';
 import { requireCaller } from './caller-scope.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -53,8 +54,14 @@ export async function listFeedback(
     ? sql`(f.created_at, f.id) < (${new Date(cursor.atMs)}, ${cursor.id}::uuid)`
     : sql`true`;
   const limit = pageSize(request.pageSize);
-  const { rows } = await sql<Selectable<FeedbackTable>>`select f.* from feedback f where ${where} and ${after}
-    order by f.created_at desc, f.id desc limit ${limit + 1}`.execute(db);
+  const { rows, total } = await readPageAndTotal(
+    db,
+    sql<Selectable<FeedbackTable>>`select f.* from feedback f where ${where} and ${after}
+      order by f.created_at desc, f.id desc limit ${limit + 1}`,
+    request.includeTotal
+      ? sql<{ n: string }>`select count(*)::bigint as n from feedback f where ${where}`
+      : undefined,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const response: ListFeedbackResponse = {
@@ -62,11 +69,6 @@ export async function listFeedback(
     nextCursor:
       rows.length > limit && last ? encodeCursor({ atMs: last.created_at.getTime(), id: last.id }) : '',
   };
-  if (request.includeTotal) {
-    const { rows: n } = await sql<{
-      n: string;
-    }>`select count(*)::bigint as n from feedback f where ${where}`.execute(db);
-    response.total = Number(n[0]?.n ?? 0);
-  }
+  if (total !== undefined) response.total = total;
   return response;
 }

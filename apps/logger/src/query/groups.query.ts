@@ -8,6 +8,7 @@ import {
   LogGroupColumn,
 } from '@aigw/proto';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { readInOneSnapshot } from '../db/page-read.js';
 import type { LogsDatabase } from '../db/schema.js';
 import { aggregateSource, type KeyExpr, rawWhere } from './aggregate-source.js';
 import { normaliseFilter } from './log-filter.js';
@@ -70,15 +71,20 @@ export async function getGroups(
   const source = aggregateSource({ caller: request.caller, filter, key: keyExpr });
   if (!source) return { groups: [], total: 0 };
   const { limit, offset } = pageOf(request.pageSize, request.currentPage);
-  const { rows } = await sql<TotalsRow>`
-    select key, sum(requests)::bigint as requests, sum(errors)::bigint as errors,
-      sum(cache_hits)::bigint as cache_hits, sum(input_tokens)::bigint as input_tokens,
-      sum(output_tokens)::bigint as output_tokens, sum(total_tokens)::bigint as total_tokens,
-      sum(cost_micros)::bigint as cost_micros, sum(latency_ms_sum)::float8 as latency_ms_sum,
-      min(first_seen_at) as first_seen_at, max(last_seen_at) as last_seen_at,
-      count(*) over ()::bigint as total_groups
-    from ${source} s group by key
-    order by sum(requests) desc, key asc limit ${limit} offset ${offset}`.execute(db);
+  // The window count is on every row; a page past the end has none, so it counts separately then,
+  // in the page's snapshot (a count read later could name groups the page did not see).
+  const { rows, total } = await readInOneSnapshot(db, async (tx) => {
+    const { rows } = await sql<TotalsRow>`
+      select key, sum(requests)::bigint as requests, sum(errors)::bigint as errors,
+        sum(cache_hits)::bigint as cache_hits, sum(input_tokens)::bigint as input_tokens,
+        sum(output_tokens)::bigint as output_tokens, sum(total_tokens)::bigint as total_tokens,
+        sum(cost_micros)::bigint as cost_micros, sum(latency_ms_sum)::float8 as latency_ms_sum,
+        min(first_seen_at) as first_seen_at, max(last_seen_at) as last_seen_at,
+        count(*) over ()::bigint as total_groups
+      from ${source} s group by key
+      order by sum(requests) desc, key asc limit ${limit} offset ${offset}`.execute(tx);
+    return { rows, total: rows[0] ? Number(rows[0].total_groups) : await countGroups(tx, source) };
+  });
   const columns = new Set(request.columns);
   const percentiles =
     columns.has(LogGroupColumn.P95_LATENCY) || columns.has(LogGroupColumn.P99_LATENCY)
@@ -91,8 +97,7 @@ export async function getGroups(
       : new Map<string, { p95: number; p99: number }>();
   return {
     groups: rows.map((row) => toGroup(row, columns, percentiles.get(row.key))),
-    // The window count is on every row; a page past the end has none, so count separately then.
-    total: rows[0] ? Number(rows[0].total_groups) : await countGroups(db, source),
+    total,
   };
 }
 

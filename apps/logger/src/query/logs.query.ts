@@ -8,6 +8,7 @@ import {
   RequestEvent,
 } from '@aigw/proto';
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { readPageAndTotal } from '../db/page-read.js';
 import type { LogsDatabase, RequestLogsTable } from '../db/schema.js';
 import { scopeConditions } from './caller-scope.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -56,8 +57,14 @@ export async function listLogs(
   const columns = request.includeBodies
     ? sql`r.*`
     : sql`${sql.join(LIST_COLUMNS.map((c) => sql.ref(`r.${c}`)))}, null::bytea as request_body, null::bytea as response_body`;
-  const { rows } = await sql<LogRow>`select ${columns} from request_logs r where ${where} and ${after}
-    order by r.received_at desc, r.id desc limit ${limit + 1}`.execute(db);
+  const { rows, total } = await readPageAndTotal(
+    db,
+    sql<LogRow>`select ${columns} from request_logs r where ${where} and ${after}
+      order by r.received_at desc, r.id desc limit ${limit + 1}`,
+    request.includeTotal
+      ? sql<{ n: string }>`select count(*)::bigint as n from request_logs r where ${where}`
+      : undefined,
+  );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const response: ListLogsResponse = {
@@ -65,12 +72,7 @@ export async function listLogs(
     nextCursor:
       rows.length > limit && last ? encodeCursor({ atMs: last.received_at.getTime(), id: last.id }) : '',
   };
-  if (request.includeTotal) {
-    const { rows: count } = await sql<{
-      n: string;
-    }>`select count(*)::bigint as n from request_logs r where ${where}`.execute(db);
-    response.total = Number(count[0]?.n ?? 0);
-  }
+  if (total !== undefined) response.total = total;
   return response;
 }
 
