@@ -20,9 +20,10 @@ import { Redis } from 'ioredis';
 import { accessFromConfig } from './access/index.js';
 import type { GatewayConfig } from './config.js';
 import { createEventPublisher, type EventPublisher, publishWithTraceParent } from './events/index.js';
+import { audioDurationMetrics } from './formats/audio-duration.js';
 import { natsAlertPublisher } from './limits/alert-publisher.js';
 import { createLimits } from './limits/index.js';
-import { audioDurationMetrics, createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
+import { createGatewayPipeline, dataPlaneMetrics } from './pipeline/index.js';
 import { createSnapshotClient, SnapshotStore, SnapshotSync } from './snapshot/index.js';
 
 export interface GatewayApp extends App {

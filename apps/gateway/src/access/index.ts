@@ -30,7 +30,6 @@ export {
   accessFromConfig,
   createRequestAccess,
 } from './request-access.js';
-export { requestModel } from './request-model.js';
 export { type SavedConfig, SavedConfigs } from './saved-config.js';
 export { resolveGuardrailRefs, savedGuardrailIds } from './saved-guardrails.js';
 export {

@@ -6,8 +6,8 @@ import { test } from '@aigw/testkit';
 import type { Redis } from 'ioredis';
 import { afterEach, describe, expect } from 'vitest';
 import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
-import { unreadAudioFiles } from '../pipeline/audio-duration.js';
-import { wavFile } from '../pipeline/audio-files.test-support.js';
+import { unreadAudioFiles } from '../formats/audio-duration.js';
+import { wavFile } from '../formats/audio-files.test-support.js';
 import {
   admittedOf,
   attempt,

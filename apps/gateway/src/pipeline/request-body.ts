@@ -4,9 +4,10 @@
 // provider with an allow-list or several deployments, a limit policy on the model, the stream
 // usage of OpenAI-style completions (stream-usage.ts), and image and speech requests in
 // control-plane mode (priced by what they ask for: formats/media-units.ts).
-import { assertModelAllowed, cloudFor, needsModel, requestModel } from '../access/index.js';
+import { assertModelAllowed, cloudFor, needsModel } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import { mediaEndpoint } from '../formats/index.js';
+import { requestModel } from '../formats/request-model.js';
 import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
 import { mayTranslate } from '../translate/translation.js';

@@ -8,7 +8,8 @@ import {
   type UsageCharge,
 } from '@aigw/proto';
 import type { RequestAccess } from '../access/index.js';
-import { bodyModel, type MediaUnits } from '../formats/index.js';
+import { bodyModel } from '../formats/index.js';
+import type { MediaCharge } from '../formats/media-charge.js';
 import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from '../upstream/capture.js';
@@ -65,18 +66,6 @@ export interface RequestFacts {
   readonly prompt?: { readonly id: string; readonly version: number; readonly label: string };
   /** MCP requests: the server and the JSON-RPC method and tool (mcp-route.ts, call-mcp.ts). */
   readonly mcp?: McpCall;
-}
-
-/** What a successful image or audio call is charged (pipeline/media-charge.ts). */
-export interface MediaCharge {
-  readonly units: MediaUnits;
-  /** The model asked for: image and audio answers do not name one. */
-  readonly model: string;
-  /**
-   * The units were measured by the gateway, not the provider (a transcription's seconds read from
-   * the uploaded file): the event's `tokens.estimated` says so.
-   */
-  readonly estimated?: boolean;
 }
 
 type IdentityField =

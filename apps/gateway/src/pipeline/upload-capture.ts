@@ -1,6 +1,6 @@
 // The whole upload of a transcription or translation that streams to the provider (control-plane
 // mode): kept while it passes, so that settle can read the audio's duration from the file when the
-// answer reports none (pipeline/media-charge.ts). Every other request keeps only the usual capture.
+// answer reports none (formats/media-charge.ts). Every other request keeps only the usual capture.
 import { mediaEndpoint } from '../formats/index.js';
 import { BodyCapture } from '../upstream/capture.js';
 import type { RequestContext } from './request-context.js';

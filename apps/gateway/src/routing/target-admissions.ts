@@ -3,14 +3,14 @@
 // config request names no provider), and their settlement once the answer went out (the answering
 // call's with its usage, the others' with none, which releases their reservations). An image or
 // audio call reserves and settles the media units the request's own admission does (one reader:
-// formats/media-units.ts, pipeline/media-charge.ts). docs/limits.md, "Config targets".
+// formats/media-units.ts, formats/media-charge.ts). docs/limits.md, "Config targets".
 import type { UsageCharge } from '@aigw/proto';
-import { type LeafResolver, requestModel } from '../access/index.js';
+import type { LeafResolver } from '../access/index.js';
 import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
+import { type MediaCharge, mediaChargeOf } from '../formats/media-charge.js';
+import { requestModel } from '../formats/request-model.js';
 import type { Admission, Limits } from '../limits/index.js';
 import { requestEstimate, settledUsage } from '../limits/index.js';
-import { type MediaCharge, mediaChargeOf } from '../pipeline/media-charge.js';
-import type { AttemptRecord } from './leaf-call.js';
 
 /** What an admission needs of a prepared leaf. */
 export interface AdmittedLeaf {
@@ -38,13 +38,21 @@ export interface SettledAnswer {
   readonly whole: boolean;
 }
 
+/** What settle reads of the attempt an admission was made for (leaf-call.ts's AttemptRecord). */
+export interface AdmittedAttempt {
+  readonly provider: string;
+  readonly model: string;
+  readonly statusCode: number;
+  readonly error?: unknown;
+}
+
 interface Admitted {
   readonly leaf: AdmittedLeaf;
   readonly admission: Admission;
 }
 
 export class TargetAdmissions {
-  readonly #admitted: (Admitted & { readonly attempt: AttemptRecord })[] = [];
+  readonly #admitted: (Admitted & { readonly attempt: AdmittedAttempt })[] = [];
   /** Admissions made, until `record` ties them to their attempt. */
   readonly #leaves = new WeakMap<Admission, AdmittedLeaf>();
   #settled = false;
@@ -94,7 +102,7 @@ export class TargetAdmissions {
   }
 
   /** Ties an admission to the attempt it was made for (settle finds the answering one by it). */
-  record(attempt: AttemptRecord, admission: Admission): void {
+  record(attempt: AdmittedAttempt, admission: Admission): void {
     const leaf = this.#leaves.get(admission);
     if (leaf) this.#admitted.push({ attempt, admission, leaf });
   }
@@ -105,7 +113,7 @@ export class TargetAdmissions {
    * limits (a transcription's duration may have to be read from its upload first), so the request
    * event reads the charges after it.
    */
-  async settle(answered: AttemptRecord | undefined, answer: SettledAnswer | undefined): Promise<void> {
+  async settle(answered: AdmittedAttempt | undefined, answer: SettledAnswer | undefined): Promise<void> {
     if (this.#settled) return;
     this.#settled = true;
     const entry = answered && this.#admitted.find((a) => a.attempt === answered);
@@ -128,8 +136,8 @@ export class TargetAdmissions {
     }
   }
 
-  /** The media charge of the answering call (pipeline/media-charge.ts, as the request's own). */
-  #mediaCharge(entry: Admitted & { readonly attempt: AttemptRecord }, answer: SettledAnswer) {
+  /** The media charge of the answering call (formats/media-charge.ts, as the request's own). */
+  #mediaCharge(entry: Admitted & { readonly attempt: AdmittedAttempt }, answer: SettledAnswer) {
     const { leaf, attempt } = entry;
     return mediaChargeOf({
       path: this.request.path,

@@ -15,6 +15,7 @@ import {
   startControlPlaneGateway,
   workspace,
 } from '../../test/control-plane-entities.js';
+import { wavFile } from '../formats/audio-files.test-support.js';
 import type { Admission } from '../limits/index.js';
 import {
   admittedOf,
@@ -28,7 +29,6 @@ import {
   usagePolicy,
   WHISPER1,
 } from '../limits/limits.test-support.js';
-import { wavFile } from '../pipeline/audio-files.test-support.js';
 import { TargetAdmissions } from './target-admissions.js';
 
 let gw: ControlPlaneGateway | undefined;

@@ -1,7 +1,7 @@
 // The model a request asks for, where each API puts it: the JSON body's `model`, a multipart form's
 // `model` field (audio uploads), or the path (Bedrock's `/model/<id>/...`, Gemini's
 // `models/<id>:generateContent`; the formats module reads bodies and paths).
-import { anyFormat, bodyModel, formRequest } from '../formats/index.js';
+import { anyFormat, bodyModel, formRequest } from './index.js';
 
 export function requestModel(
   path: string,

@@ -1,0 +1,2 @@
+process.env.POLICY_ENABLED = 'OFF';
+process.env.USAGE_LIMITS_ENABLED = 'OFF';
