@@ -58,7 +58,7 @@ async function start(
   ]);
   gw = tenant.gw;
   const current = tenant.gw;
-  return (path: string, body: unknown, traceId: string) =>
+  return (path: string, body: unknown, traceId: string, headers: Record<string, string> = {}) =>
     fetch(`${current.base}/v1${path}`, {
       method: 'POST',
       headers: {
@@ -66,6 +66,7 @@ async function start(
         'x-service-api-key': tenant.key,
         'x-service-provider': '@openai-prod',
         'x-service-trace-id': traceId,
+        ...headers,
       },
       body: body instanceof FormData ? body : JSON.stringify(body),
     });
@@ -303,6 +304,39 @@ describe('image uploads stream and are charged from their form', () => {
     // 3 x 0.016 USD
     expect(event?.cost).toEqual({ amountMicros: 48_000, currency: 'USD' });
     expect(event?.usageCharges[0]?.amount).toBe(48_000);
+  });
+});
+
+describe('image uploads reserve their form before the call', () => {
+  test("an edit upload's n x price is held while it is in flight: a second one waits for it", async ({
+    redis,
+  }) => {
+    // 50,000 micro-USD: one edit of 2 x 16,000 fits, a second one in flight beside it does not.
+    const call = await start(redis.client, 50_000, DALLE2);
+    const edit = () => {
+      const form = new FormData();
+      form.append('model', 'dall-e-2');
+      form.append('n', '2');
+      form.append('size', '256x256');
+      form.append('prompt', 'add a hat');
+      form.append('image', new Blob([new Uint8Array(2_048)], { type: 'image/png' }), 'otter.png');
+      return form;
+    };
+    const slow = call('/images/edits', edit(), 'upload-slow', { 'x-mock-latency-ms': '1500' });
+    // The first one was admitted (its reservation held) once the provider has it.
+    const mock = (gw as ControlPlaneGateway).mock;
+    for (let i = 0; i < 200 && !mock.requests.some((r) => r.path === '/v1/images/edits'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(mock.requests.filter((r) => r.path === '/v1/images/edits')).toHaveLength(1);
+    const second = await call('/images/edits', edit(), 'upload-second');
+    expect(second.status).toBe(429);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('usage_limit_in_flight');
+    const first = await slow;
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const event = await gw?.eventFor('upload-slow');
+    expect(event?.usageCharges[0]?.amount).toBe(32_000);
   });
 });
 

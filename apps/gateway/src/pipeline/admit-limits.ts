@@ -2,7 +2,7 @@
 // is sent, and settled once after the answer with its usage (settle.ts). A config's targets have
 // their own provider and virtual-key limits, admitted per call (routing/target-admissions.ts).
 import { limitSubject } from '../access/index.js';
-import { mediaModel } from '../formats/index.js';
+import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
 import { admissionHeaders, type Limits, requestEstimate } from '../limits/index.js';
 import type { RequestContext } from './request-context.js';
 
@@ -17,9 +17,14 @@ export async function admitLimits(
 ): Promise<void> {
   const access = ctx.access;
   if (!limits || !access) return;
+  // What a media request asks for: its JSON, or the fields of an upload's form the body stage read.
+  const asked =
+    ctx.json === undefined && ctx.body !== undefined && mediaEndpoint(ctx.path) !== undefined
+      ? formRequest(ctx.req.headers['content-type'], ctx.body)
+      : ctx.json;
   // A model-less image request is priced (and matched) as the provider's default image model.
-  const subject = limitSubject(access, providerType, mediaModel(ctx.path, ctx.model, ctx.json));
+  const subject = limitSubject(access, providerType, mediaModel(ctx.path, ctx.model, asked));
   const size = ctx.body?.length ?? Number(ctx.req.headers['content-length'] ?? 0);
-  ctx.admission = await limits.admit(access.snapshot, subject, requestEstimate(ctx.json, size, ctx.path));
+  ctx.admission = await limits.admit(access.snapshot, subject, requestEstimate(asked, size, ctx.path));
   ctx.limitHeaders = admissionHeaders(ctx.admission);
 }

@@ -31,6 +31,14 @@ function requestPricedMedia(path: string): boolean {
   return endpoint === 'images' || endpoint === 'speech';
 }
 
+/** An image upload (edits, variations): its form fields say what it costs. */
+function imageUpload(ctx: RequestContext): boolean {
+  return (
+    mediaEndpoint(ctx.path) === 'images' &&
+    (ctx.req.headers['content-type']?.startsWith('multipart/form-data') ?? false)
+  );
+}
+
 /**
  * `required`: a stage cannot go on without the JSON (400 when it does not parse); otherwise a body
  * that does not parse is sent as it came and the provider answers it, as without the gateway.
@@ -72,7 +80,9 @@ export async function readTargetBody(
   // Images and speech are priced by what the JSON asks for (n, size, quality; input's length) and by
   // its model, which the answer does not name: budgets reserve it, settle and the event price it. A
   // body that does not parse still goes to the provider, as without the gateway.
-  const mediaPriced = access !== undefined && isJson(ctx) && requestPricedMedia(ctx.path);
+  // An image upload too: its form's n, size and quality are reserved before the call (read whole,
+  // bounded by MAX_BODY_BYTES), not only charged after it.
+  const mediaPriced = access !== undefined && (isJson(ctx) ? requestPricedMedia(ctx.path) : imageUpload(ctx));
   const usageAsked =
     isJson(ctx) &&
     streamsUsageOnRequest(
