@@ -322,7 +322,7 @@ describe('image uploads reserve their form before the call', () => {
       form.append('image', new Blob([new Uint8Array(2_048)], { type: 'image/png' }), 'otter.png');
       return form;
     };
-    const slow = call('/images/edits', edit(), 'upload-slow', { 'x-mock-latency-ms': '1500' });
+    const slow = call('/images/edits', edit(), 'upload-slow', { 'x-mock-latency-ms': '3000' });
     // The first one was admitted (its reservation held) once the provider has it.
     const mock = (gw as ControlPlaneGateway).mock;
     for (let i = 0; i < 200 && !mock.requests.some((r) => r.path === '/v1/images/edits'); i++) {
