@@ -22,7 +22,7 @@ export {
   estimateUsageFromSizes,
   preloadTokenizers,
 } from './estimate.js';
-export { bodyModel } from './json.js';
+export { bodyModel, jsonOrUndefined } from './json.js';
 export {
   answerMediaUnits,
   DEFAULT_IMAGE_MODEL,

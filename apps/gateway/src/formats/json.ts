@@ -91,3 +91,13 @@ export function userTurnIn(
 export function bodyModel(request: unknown): string | undefined {
   return str(obj(request)?.model);
 }
+
+/** A body's JSON, or undefined when there is none or it does not parse (the caller goes on without it). */
+export function jsonOrUndefined(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

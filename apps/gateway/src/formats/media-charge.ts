@@ -5,6 +5,7 @@
 import type { MediaUnits } from '@aigw/pricing';
 import { audioSeconds } from './audio-duration.js';
 import { formFile, formRequest, measuredMediaUnits, mediaEndpoint, mediaModel } from './index.js';
+import { jsonOrUndefined } from './json.js';
 import { requestModel } from './request-model.js';
 
 /** What a successful image or audio call is charged . */
@@ -58,7 +59,11 @@ export function mediaChargeOf(call: MediaCall): MediaCharge | Promise<MediaCharg
   // A multipart upload (image edits and variations, transcriptions) streams through unread: its
   // model, n, size and quality are form fields in the captured head of the request.
   const asked = call.json ?? formRequest(call.contentType, call.head());
-  const units = measuredMediaUnits(path, asked, contentType?.includes('json') ? parsed(body) : undefined);
+  const units = measuredMediaUnits(
+    path,
+    asked,
+    contentType?.includes('json') ? jsonOrUndefined(body) : undefined,
+  );
   // The form read above names the model of an upload; requestModel reads it from there first. An
   // image request naming none is priced as the provider's default model.
   const model = mediaModel(path, call.model || requestModel(path, call.contentType, undefined, asked), asked);
@@ -69,13 +74,4 @@ export function mediaChargeOf(call: MediaCall): MediaCharge | Promise<MediaCharg
   return audioSeconds(file).then((seconds) =>
     seconds === undefined ? undefined : { units: { audioSeconds: seconds }, model, estimated: true },
   );
-}
-
-function parsed(body: Buffer | undefined): unknown {
-  if (!body || body.length === 0) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

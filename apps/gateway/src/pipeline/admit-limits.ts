@@ -2,7 +2,7 @@
 // is sent, and settled once after the answer with its usage (settle.ts). A config's targets have
 // their own provider and virtual-key limits, admitted per call (routing/target-admissions.ts).
 import { limitSubject } from '../access/index.js';
-import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
+import { mediaModel } from '../formats/index.js';
 import { admissionHeaders, type Limits, requestEstimate } from '../limits/index.js';
 import type { RequestContext } from './request-context.js';
 
@@ -18,10 +18,7 @@ export async function admitLimits(
   const access = ctx.access;
   if (!limits || !access) return;
   // What a media request asks for: its JSON, or the fields of an upload's form the body stage read.
-  const asked =
-    ctx.json === undefined && ctx.body !== undefined && mediaEndpoint(ctx.path) !== undefined
-      ? formRequest(ctx.req.headers['content-type'], ctx.body)
-      : ctx.json;
+  const asked = ctx.json ?? ctx.form;
   // A model-less image request is priced (and matched) as the provider's default image model.
   const subject = limitSubject(access, providerType, mediaModel(ctx.path, ctx.model, asked));
   const size = ctx.body?.length ?? Number(ctx.req.headers['content-length'] ?? 0);

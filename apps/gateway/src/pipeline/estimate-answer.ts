@@ -5,6 +5,7 @@
 import {
   estimateUsage,
   estimateUsageFromSizes,
+  jsonOrUndefined,
   jsonText,
   requestText,
   streamText,
@@ -24,14 +25,14 @@ export async function estimateAnswer(
 ): Promise<ResponseFacts> {
   const { request, response } = ctx.facts;
   const model = read?.model ?? ctx.model;
-  const requestJson = ctx.json ?? parsed(request.complete());
+  const requestJson = ctx.json ?? jsonOrUndefined(request.complete());
   const inputText = requestText(requestJson);
   const body = response.complete();
   const type = ctx.result?.contentType;
   let outputText = '';
   if (body) {
     if (type?.startsWith('text/event-stream')) outputText = streamText(body);
-    else if (type?.includes('json')) outputText = jsonText(parsed(body)) ?? '';
+    else if (type?.includes('json')) outputText = jsonText(jsonOrUndefined(body)) ?? '';
   }
   // Neither text could be read (a body larger than the capture, another shape): sizes, still priced.
   const usage =
@@ -39,13 +40,4 @@ export async function estimateAnswer(
       ? estimateUsageFromSizes(request.total, response.total)
       : await estimateUsage({ model, inputText, outputText });
   return { usage, model: read?.model };
-}
-
-function parsed(body: Buffer | undefined): unknown {
-  if (!body || body.length === 0) return undefined;
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }

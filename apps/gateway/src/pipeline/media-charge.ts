@@ -19,7 +19,7 @@ export function mediaCharge(
     path: ctx.path,
     status: ctx.result?.status ?? 0,
     failed: Boolean(ctx.result?.error),
-    json: ctx.json,
+    json: ctx.json ?? ctx.form,
     contentType: requestContentType,
     head: () => request.head(),
     upload: () => heldUpload(ctx),

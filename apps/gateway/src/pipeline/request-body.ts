@@ -6,7 +6,7 @@
 // control-plane mode (priced by what they ask for: formats/media-units.ts).
 import { assertModelAllowed, cloudFor, needsModel } from '../access/index.js';
 import { gatewayError } from '../errors.js';
-import { mediaEndpoint } from '../formats/index.js';
+import { formRequest, mediaEndpoint } from '../formats/index.js';
 import { requestModel } from '../formats/request-model.js';
 import type { Limits } from '../limits/index.js';
 import { readCloudOptions } from '../providers/cloud-headers.js';
@@ -110,7 +110,14 @@ export async function readTargetBody(
   // Parsed once here: the request event and the usage estimate read the model from it too.
   const body = rendered ?? (await readBody(ctx.req, deps.maxBodyBytes));
   parse(ctx, body, modelNeeded || translates || target.provider.needsBody(target.base));
-  ctx.model = requestModel(ctx.path, ctx.req.headers['content-type'], body, ctx.json);
+  // An upload's form is read here once: the model, the admission and the media charge use it.
+  if (mediaPriced && ctx.json === undefined) ctx.form = formRequest(ctx.req.headers['content-type'], body);
+  ctx.model = requestModel(
+    ctx.path,
+    ctx.req.headers['content-type'],
+    ctx.form ? undefined : body,
+    ctx.json ?? ctx.form,
+  );
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');
     target.base = { ...target.base, cloud: cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model) };

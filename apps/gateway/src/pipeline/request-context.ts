@@ -57,6 +57,8 @@ export interface RequestContext {
   /** The body, when a stage needed it; undefined while it streams through. */
   body: Buffer | undefined;
   json: unknown;
+  /** An image upload's form fields (model, n, size, quality), read once by the body stage. */
+  form: unknown;
   /** The model the request asks for ('' when none or not read). */
   model: string;
   admission: Admission | undefined;
@@ -122,6 +124,7 @@ export function createContext(
     route: undefined,
     body: undefined,
     json: undefined,
+    form: undefined,
     model: '',
     admission: undefined,
     limitHeaders: undefined,

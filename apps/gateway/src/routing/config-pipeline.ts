@@ -12,6 +12,7 @@ import {
   replay,
 } from '../cache/index.js';
 import { isGatewayError } from '../errors.js';
+import { jsonOrUndefined } from '../formats/index.js';
 import {
   GUARDRAIL_DENIED_HEADERS,
   GUARDRAIL_DENIED_STATUS,
@@ -236,7 +237,7 @@ async function replayHit(
 ): Promise<RelayResult> {
   let served = hit;
   if (guardrailStatus(outcomes, hit.status) === GUARDRAIL_FAILED_STATUS) {
-    const replaced = hit.streamed ? undefined : guardrailResponseBody(outcomes, parseJson(hit.body));
+    const replaced = hit.streamed ? undefined : guardrailResponseBody(outcomes, jsonOrUndefined(hit.body));
     served = {
       ...hit,
       status: GUARDRAIL_FAILED_STATUS,
@@ -253,14 +254,6 @@ async function replayHit(
     clientAborted: !res.writableFinished,
     complete: res.writableFinished,
   };
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 function report(

@@ -5,6 +5,7 @@ import type { ConfigNode, Guardrail } from '@aigw/config-schema';
 import { AppError } from '@aigw/runtime';
 import type { ManagedRef } from '../access/index.js';
 import type { CachedResponse, CacheLookup, ResponseCache } from '../cache/index.js';
+import { jsonOrUndefined } from '../formats/index.js';
 import {
   GUARDRAIL_DENIED_STATUS,
   type GuardrailContext,
@@ -311,7 +312,7 @@ export class LeafCaller {
     body: Buffer,
     stream: boolean,
   ): Promise<{ output: GuardrailOutcome | undefined; responseJson: unknown }> {
-    const responseJson = stream ? undefined : parseJson(body);
+    const responseJson = stream ? undefined : jsonOrUndefined(body);
     const list = leaf.node.settings.output_guardrails;
     if (!list?.length || this.guardrailsOff) return { output: undefined, responseJson };
     const output = await this.deps.guardrails(list, {
@@ -362,12 +363,4 @@ function attemptOf(leaf: PreparedLeaf, retry: number, startedAt: number): Attemp
     statusCode: 0,
     endedAt: 0,
   };
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
