@@ -25,4 +25,5 @@ EXPOSE 8787
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# The app's Node flags (aigw.nodeFlags in apps/gateway/package.json; docs/performance.md, "Runtime flags").
+CMD ["node", "--max-semi-space-size=16", "dist/main.js"]

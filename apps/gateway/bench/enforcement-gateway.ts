@@ -19,7 +19,7 @@ import {
   TEST_MASTER_KEY,
   workspace,
 } from '../test/control-plane-entities.js';
-import { start, waitHttp } from './harness.js';
+import { GATEWAY_NODE_FLAGS, start, waitHttp } from './harness.js';
 import { pinProxy } from './pinning.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -99,8 +99,13 @@ export async function startEnforcementGateway(options: {
   const child = await start(
     'enforcement gateway',
     options.entry?.endsWith('.js')
-      ? [...(options.nodeArgs ?? []), options.entry]
-      : [...tsx, ...(options.nodeArgs ?? []), options.entry ?? `${root}apps/gateway/src/main.ts`],
+      ? [...GATEWAY_NODE_FLAGS, ...(options.nodeArgs ?? []), options.entry]
+      : [
+          ...tsx,
+          ...GATEWAY_NODE_FLAGS,
+          ...(options.nodeArgs ?? []),
+          options.entry ?? `${root}apps/gateway/src/main.ts`,
+        ],
     {
       PORT: String(port),
       HOST: '127.0.0.1',

@@ -12,6 +12,7 @@ import { freePort, startLocalNats } from '@aigw/testkit/services';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import autocannon from 'autocannon';
+import { appNodeFlags } from '../../../packages/stack/src/apps.js';
 import { pinning, pinProxy, pinSelf } from './pinning.js';
 import { coreBusyPercent, coreTimes, cpuMicros, cpuMicrosOf, syscalls } from './proc.js';
 
@@ -19,6 +20,8 @@ export { cpuMicros, syscalls } from './proc.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tsx = ['--conditions=@aigw/source', '--import', 'tsx'];
+/** The gateway's own Node flags (its package.json's `aigw.nodeFlags`): every bench runs it as shipped. */
+export const GATEWAY_NODE_FLAGS = appNodeFlags(root, 'gateway');
 
 export function start(name: string, args: string[], env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, args, {
@@ -306,8 +309,13 @@ export async function startBench(options: {
     const gateway = await start(
       'gateway',
       entry
-        ? [...(options.gatewayNodeArgs ?? []), entry]
-        : [...tsx, ...(options.gatewayNodeArgs ?? []), `${root}apps/gateway/src/main.ts`],
+        ? [...GATEWAY_NODE_FLAGS, ...(options.gatewayNodeArgs ?? []), entry]
+        : [
+            ...tsx,
+            ...GATEWAY_NODE_FLAGS,
+            ...(options.gatewayNodeArgs ?? []),
+            `${root}apps/gateway/src/main.ts`,
+          ],
       gatewayEnv(gatewayPort),
     );
     children.push(gateway);
@@ -320,7 +328,7 @@ export async function startBench(options: {
       const port = await freePort();
       const other = await start(
         'compared gateway',
-        [...(options.compareNodeArgs ?? []), options.compareEntry],
+        [...GATEWAY_NODE_FLAGS, ...(options.compareNodeArgs ?? []), options.compareEntry],
         { ...gatewayEnv(port), ...options.compareEnv },
       );
       children.push(other);

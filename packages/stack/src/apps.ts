@@ -1,7 +1,25 @@
 // Which apps the stack runs, on which ports, with which environment. Everything runs on one machine,
 // so the internal ports (both gRPC services, the logger's health and metrics) listen on loopback only,
 // and the gRPC services require the run's tokens.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export type AppName = 'control-plane' | 'logger' | 'gateway';
+
+/**
+ * The Node flags an app runs with (`aigw.nodeFlags` of its package.json: the one list its image's
+ * CMD, its `start` script and the stack all use; docs/performance.md, "Runtime flags").
+ */
+export function appNodeFlags(rootDir: string, name: AppName): string[] {
+  const manifest = JSON.parse(readFileSync(join(rootDir, 'apps', name, 'package.json'), 'utf8')) as {
+    aigw?: { nodeFlags?: unknown };
+  };
+  const flags = manifest.aigw?.nodeFlags ?? [];
+  if (!Array.isArray(flags) || !flags.every((flag) => typeof flag === 'string' && flag.startsWith('--'))) {
+    throw new Error(`apps/${name}/package.json: aigw.nodeFlags must be a list of --flags`);
+  }
+  return flags;
+}
 
 export interface StackPorts {
   readonly gateway: number;

@@ -4,13 +4,15 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ValidationSeverity, validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
+import { appNodeFlags } from './apps.js';
 
-const deploy = fileURLToPath(new URL('../../../deploy/', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const deploy = `${root}deploy/`;
 const APPS = [
   { app: 'gateway', ports: ['8787'] },
   { app: 'control-plane', ports: ['8788', '50051'] },
   { app: 'logger', ports: ['8789', '50052'] },
-];
+] as const;
 
 /** Instructions of the last stage (the image that ships), without comments or continuations. */
 function finalStage(content: string): string[] {
@@ -56,7 +58,11 @@ describe.each(APPS)('deploy/$app.Dockerfile', ({ app, ports }) => {
     expect(stage.some((line) => line.startsWith('HEALTHCHECK ') && line.includes('/healthz'))).toBe(true);
     expect(stage).toContain(`EXPOSE ${ports.join(' ')}`);
     expect(stage).toContain('STOPSIGNAL SIGTERM');
-    expect(stage).toContain('CMD ["node", "dist/main.js"]');
+    // The app's own Node flags, as `pnpm start` and the stack run it (aigw.nodeFlags).
+    const command = ['node', ...appNodeFlags(root, app), 'dist/main.js'];
+    expect(stage).toContain(`CMD [${command.map((part) => `"${part}"`).join(', ')}]`);
+    const manifest = JSON.parse(readFileSync(`${root}apps/${app}/package.json`, 'utf8'));
+    expect(manifest.scripts.start).toBe(command.join(' '));
     expect(stage.filter((line) => line.startsWith('COPY ') && line.includes('--chown'))).toEqual([]);
   });
 });

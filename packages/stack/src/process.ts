@@ -17,10 +17,15 @@ export function spawnApp(
   entry: string,
   env: NodeJS.ProcessEnv,
   out: (line: string) => void,
+  nodeFlags: readonly string[] = [],
 ): AppProcess {
   // Its own process group: Ctrl-C in a terminal signals the foreground group, and the stack (not the
   // terminal) must be the one to stop the apps, once each, in order, with a drain.
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [...nodeFlags, entry], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   out(`[stack] ${name} started (pid ${child.pid})`);
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => out(`[${name}] ${line}`));

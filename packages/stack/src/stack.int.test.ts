@@ -3,9 +3,11 @@ import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { test } from '@aigw/testkit';
 import { freePort } from '@aigw/testkit/services';
 import { describe, expect } from 'vitest';
+import { appNodeFlags } from './apps.js';
 import { rawGrpcCall } from './raw-grpc.test-support.js';
 import { accepts, runStack, waitForLine } from './stack-run.test-support.js';
 
@@ -113,6 +115,11 @@ describe('pnpm start', () => {
       // A crashed gateway (SIGKILL) is started again; the control plane and logger keep running.
       const gatewayPid = Number(/\[stack\] gateway started \(pid (\d+)\)/.exec(output())?.[1]);
       expect(gatewayPid).toBeGreaterThan(0);
+      // The gateway runs with its own Node flags (aigw.nodeFlags), as its image's CMD runs it.
+      const flags = appNodeFlags(fileURLToPath(new URL('../../..', import.meta.url)), 'gateway');
+      expect(flags).toContain('--max-semi-space-size=16');
+      const cmdline = readFileSync(`/proc/${gatewayPid}/cmdline`, 'utf8').split('\0');
+      expect(cmdline.slice(1, 1 + flags.length)).toEqual(flags);
       process.kill(gatewayPid, 'SIGKILL');
       await waitForLine(output, /\[stack\] gateway exited \(SIGKILL\); restarting it in 1 s/, child);
       await waitForLine(output, /gateway started \(pid \d+\)[\s\S]*gateway started \(pid \d+\)/, child);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { MockProvider } from '@aigw/mock-provider';
 import { resolveServices } from '@aigw/testkit/services';
 import { AdminClient } from './admin-client.js';
-import { type AppName, appSpecs, DEFAULT_PORTS, type StackPorts } from './apps.js';
+import { type AppName, appNodeFlags, appSpecs, DEFAULT_PORTS, type StackPorts } from './apps.js';
 import { type DemoSetup, demoBanner, ensureDemo, startDemoProvider } from './demo.js';
 import { type AppProcess, spawnApp, waitReady } from './process.js';
 
@@ -109,7 +109,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       }
       const entry = join(options.rootDir, 'apps', spec.name, 'dist', 'main.js');
       if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`pnpm build\` first`);
-      const app = supervise(() => spawnApp(spec.name, entry, { ...options.env, ...spec.env }, options.out), {
+      const flags = appNodeFlags(options.rootDir, spec.name);
+      const env = { ...options.env, ...spec.env };
+      const app = supervise(() => spawnApp(spec.name, entry, env, options.out, flags), {
         stopping: () => stopping,
         out: options.out,
         gaveUp: (code) => reportCrash({ app: spec.name, code }),
