@@ -57,8 +57,10 @@ export function mediaChargeOf(call: MediaCall): MediaCharge | Promise<MediaCharg
   if (status < 200 || status >= 300 || call.failed || !endpoint) return undefined;
   const { contentType, body } = call.answer();
   // A multipart upload (image edits and variations, transcriptions) streams through unread: its
-  // model, n, size and quality are form fields in the captured head of the request.
-  const asked = call.json ?? formRequest(call.contentType, call.head());
+  // model, n, size and quality are form fields of the whole upload when the gateway kept it (a
+  // transcription's; the official OpenAI Node SDK sends `model` after the file), else of the
+  // captured head of the request.
+  const asked = call.json ?? formRequest(call.contentType, call.upload() ?? call.head());
   const units = measuredMediaUnits(
     path,
     asked,

@@ -150,11 +150,12 @@ const partName = (headers: string) =>
   /content-disposition:\s*form-data;[^\r\n]*?\bname="([^"]+)"/i.exec(headers)?.[1];
 
 /**
- * The text fields of a multipart/form-data body's head that name an upload's model and price an
- * image upload (`model`, `n`, `size`, `quality`), as a JSON-like object `requestMediaUnits` and
- * `bodyModel` read (`n` as a number); with `formFile`, the one multipart reader of the gateway. SDKs
- * send these fields before the file, so the captured head of a streamed upload holds them. Undefined
- * when the body is not multipart.
+ * The text fields of a multipart/form-data body (whole, or its head) that name an upload's model
+ * and price an image upload (`model`, `n`, `size`, `quality`), as a JSON-like object
+ * `requestMediaUnits` and `bodyModel` read (`n` as a number); with `formFile`, the one multipart
+ * reader of the gateway. The head holds only the fields sent before the file: the official OpenAI
+ * Node SDK sends them after it, so callers pass the whole body whenever the gateway holds it.
+ * Undefined when the body is not multipart.
  */
 export function formRequest(contentType: string | undefined, head: Buffer | undefined): Json | undefined {
   const boundary = formBoundary(contentType);

@@ -12,8 +12,8 @@ export function requestModel(
   const own = bodyModel(json);
   if (own !== undefined) return own;
   if (body && contentType?.startsWith('multipart/form-data')) {
-    // Form fields come before the file in what SDKs send: the head of the body is enough.
-    const model = bodyModel(formRequest(contentType, body.subarray(0, 64 * 1024)));
+    // The whole form: the official OpenAI Node SDK sends the file first and `model` after it.
+    const model = bodyModel(formRequest(contentType, body));
     if (model !== undefined) return model;
   }
   return anyFormat.requestModel(undefined, path) ?? '';

@@ -258,6 +258,39 @@ describe("a transcription whose answer reports no seconds is charged its file's 
   });
 });
 
+describe('an upload whose model follows its file (as the official OpenAI Node SDK sends it)', () => {
+  /** The file first, then the fields: the order of the SDK's `transcriptions.create({ file, model })`. */
+  function fileFirst(file: Uint8Array, format: string): FormData {
+    const form = new FormData();
+    form.append('file', new Blob([file], { type: 'audio/wav' }), 'clip.wav');
+    form.append('model', 'whisper-1');
+    form.append('response_format', format);
+    return form;
+  }
+
+  test('is priced as its model, past the first 64 KiB of the upload', async ({ redis }) => {
+    const call = await start(redis.client, 1_000_000, WHISPER1);
+    // 62.3 s of 16 kHz 16-bit audio: about 2 MB before the model field
+    const res = await call('/audio/transcriptions', fileFirst(wavFile(62.3), 'text'), 'file-first');
+    expect(res.status).toBe(200);
+    const event = await gw?.eventFor('file-first');
+    // 63 seconds at 0.006 USD a minute, as when the model comes first
+    expect(event?.cost).toEqual({ amountMicros: 6_300, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(6_300);
+  });
+
+  test('is counted by a budget on that model (the model is read from the whole upload)', async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, { limit: 1_000_000, model: 'whisper-1' }, WHISPER1);
+    const res = await call('/audio/transcriptions', fileFirst(wavFile(62.3), 'text'), 'file-first-model');
+    expect(res.status).toBe(200);
+    const event = await gw?.eventFor('file-first-model');
+    expect(event?.usageCharges).toHaveLength(1);
+    expect(event?.usageCharges[0]?.amount).toBe(6_300);
+  });
+});
+
 describe('transcriptions are charged the seconds their answer reports', () => {
   test('verbose_json seconds at per_audio_minute; an answer without seconds of no readable audio is not charged', async ({
     redis,
