@@ -11,8 +11,10 @@ import { requestModel } from './request-model.js';
 /** What a successful image or audio call is charged . */
 export interface MediaCharge {
   readonly units: MediaUnits;
-  /** The model asked for: image and audio answers do not name one. */
+  /** The model it is priced as: image and audio answers do not name one. */
   readonly model: string;
+  /** The model the request named ('' when none; `model` may then be a default): the event's requested model. */
+  readonly named: string;
   /**
    * The units were measured by the gateway, not the provider (a transcription's seconds read from
    * the uploaded file): the event's `tokens.estimated` says so.
@@ -68,12 +70,13 @@ export function mediaChargeOf(call: MediaCall): MediaCharge | Promise<MediaCharg
   );
   // The form read above names the model of an upload; requestModel reads it from there first. An
   // image request naming none is priced as the provider's default model.
-  const model = mediaModel(path, call.model || requestModel(path, call.contentType, undefined, asked), asked);
-  if (units || endpoint !== 'transcription') return units && { units, model };
+  const named = call.model || requestModel(path, call.contentType, undefined, asked);
+  const model = mediaModel(path, named, asked);
+  if (units || endpoint !== 'transcription') return units && { units, model, named };
   // No seconds in the answer (`text`, `srt`, `vtt`, or `json` without usage): the file's own.
   const file = formFile(call.contentType, call.upload());
   if (!file) return undefined;
   return audioSeconds(file).then((seconds) =>
-    seconds === undefined ? undefined : { units: { audioSeconds: seconds }, model, estimated: true },
+    seconds === undefined ? undefined : { units: { audioSeconds: seconds }, model, named, estimated: true },
   );
 }

@@ -205,6 +205,8 @@ describe("an image request naming no model is priced as dall-e-2, OpenAI's defau
     // 2 x 0.016 USD
     expect(event?.cost).toEqual({ amountMicros: 32_000, currency: 'USD' });
     expect(event?.usageCharges[0]?.amount).toBe(32_000);
+    // The default prices the call; the requested model stays what the form named: none.
+    expect(event?.modelRequested).toBe('');
   });
 });
 
@@ -277,6 +279,8 @@ describe('an upload whose model follows its file (as the official OpenAI Node SD
     // 63 seconds at 0.006 USD a minute, as when the model comes first
     expect(event?.cost).toEqual({ amountMicros: 6_300, currency: 'USD' });
     expect(event?.usageCharges[0]?.amount).toBe(6_300);
+    // The log names the model the form asked for, though the upload streamed unread.
+    expect(event?.modelRequested).toBe('whisper-1');
   });
 
   test('is counted by a budget on that model (the model is read from the whole upload)', async ({
@@ -288,6 +292,7 @@ describe('an upload whose model follows its file (as the official OpenAI Node SD
     const event = await gw?.eventFor('file-first-model');
     expect(event?.usageCharges).toHaveLength(1);
     expect(event?.usageCharges[0]?.amount).toBe(6_300);
+    expect(event?.modelRequested).toBe('whisper-1');
   });
 });
 
@@ -337,6 +342,7 @@ describe('image uploads stream and are charged from their form', () => {
     // 3 x 0.016 USD
     expect(event?.cost).toEqual({ amountMicros: 48_000, currency: 'USD' });
     expect(event?.usageCharges[0]?.amount).toBe(48_000);
+    expect(event?.modelRequested).toBe('dall-e-2');
   });
 });
 

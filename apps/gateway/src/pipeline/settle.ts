@@ -69,8 +69,12 @@ function finish(
       void media.then((read) => finish(ctx, publish, outcome, completedAt, read ?? null));
       return;
     }
-    // The request event prices the same units as the budgets' settlement.
-    if (media) facts.media = media;
+    // The request event prices the same units as the budgets' settlement, and names the model an
+    // upload's form asked for (its body streamed, or is not JSON).
+    if (media) {
+      facts.media = media;
+      if (facts.modelRequested === undefined) facts.modelRequested = media.named.slice(0, 256);
+    }
     if (admission) {
       const model = ctx.model || (media?.model ?? '');
       if (held) {
