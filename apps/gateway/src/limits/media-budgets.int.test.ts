@@ -4,6 +4,7 @@
 import { UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import type { Redis } from 'ioredis';
+import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect } from 'vitest';
 import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
 import { unreadAudioFiles } from '../formats/audio-duration.js';
@@ -58,7 +59,7 @@ async function start(
   ]);
   gw = tenant.gw;
   const current = tenant.gw;
-  return (path: string, body: unknown, traceId: string, headers: Record<string, string> = {}) =>
+  const call = (path: string, body: unknown, traceId: string, headers: Record<string, string> = {}) =>
     fetch(`${current.base}/v1${path}`, {
       method: 'POST',
       headers: {
@@ -70,6 +71,19 @@ async function start(
       },
       body: body instanceof FormData ? body : JSON.stringify(body),
     });
+  /** The official OpenAI SDK pointed at the gateway as the tenant (calls carry `traceId`). */
+  const sdk = (traceId: string) =>
+    new OpenAI({
+      baseURL: `${current.base}/v1`,
+      apiKey: 'sk-unused',
+      maxRetries: 0,
+      defaultHeaders: {
+        'x-service-api-key': tenant.key,
+        'x-service-provider': '@openai-prod',
+        'x-service-trace-id': traceId,
+      },
+    });
+  return Object.assign(call, { sdk });
 }
 
 /**
@@ -281,6 +295,21 @@ describe('an upload whose model follows its file (as the official OpenAI Node SD
     expect(event?.usageCharges[0]?.amount).toBe(6_300);
     // The log names the model the form asked for, though the upload streamed unread.
     expect(event?.modelRequested).toBe('whisper-1');
+  });
+
+  test("the official SDK's transcription of a 2 MB file is priced and logged as its model", async ({
+    redis,
+  }) => {
+    const call = await start(redis.client, 1_000_000, WHISPER1);
+    const file = await toFile(wavFile(62.3), 'clip.wav', { type: 'audio/wav' });
+    const text = await call
+      .sdk('sdk-transcription')
+      .audio.transcriptions.create({ file, model: 'whisper-1', response_format: 'text' });
+    expect(text).toContain('Transcript of clip.wav');
+    const event = await gw?.eventFor('sdk-transcription');
+    expect(event?.modelRequested).toBe('whisper-1');
+    expect(event?.cost).toEqual({ amountMicros: 6_300, currency: 'USD' });
+    expect(event?.usageCharges[0]?.amount).toBe(6_300);
   });
 
   test('is counted by a budget on that model (the model is read from the whole upload)', async ({
