@@ -16,6 +16,7 @@ export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from 
 export { type Identity, mergedMetadata } from './identity.js';
 export { limitSubject } from './limit-subject.js';
 export {
+  assertDeploymentAllowed,
   assertModelAllowed,
   cloudFor,
   type ManagedRef,

@@ -41,6 +41,12 @@ beforeAll(async () => {
       },
     }),
     provider(randomUUID(), ORG, WS, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
+    // The same integration, allowed gpt-4o-mini only.
+    provider(randomUUID(), ORG, WS, 'azure-mini', {
+      integrationId: azure,
+      aiProvider: 'azure-openai',
+      allowedModels: ['gpt-4o-mini'],
+    }),
     integration(bedrock, ORG, {
       aiProvider: 'bedrock',
       credentials: {
@@ -87,6 +93,55 @@ describe('managed cloud providers', () => {
       expect(seen?.path).toBe(`/openai/deployments/${deployment}/chat/completions`);
       expect(seen?.query['api-version']).toBe('2024-10-21');
       expect(seen?.headers['api-key']).toBe('azure-managed-key');
+    }
+  });
+
+  it('Azure with allowed_models: a deployment the client names must be a listed one serving an allowed model', async () => {
+    const chat = (model: string | undefined) => ({
+      ...(model === undefined ? {} : { model }),
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const refused = [
+      // an allowed model in the body, the gpt-4o deployment in the header
+      ['/chat/completions', { 'x-service-cloudA-deployment-id': 'dep-4o' }, chat('gpt-4o-mini')],
+      // the same with no model at all
+      ['/chat/completions', { 'x-service-cloudA-deployment-id': 'dep-4o' }, chat(undefined)],
+      // the AzureOpenAI SDK's path naming the deployment
+      ['/deployments/dep-4o/chat/completions', {}, chat('gpt-4o-mini')],
+      // a deployment the integration does not list (another model on the same resource)
+      ['/chat/completions', { 'x-service-cloudA-deployment-id': 'dep-o1' }, chat('gpt-4o-mini')],
+      ['/deployments/dep-o1/embeddings', {}, { input: 'x' }],
+    ] as const;
+    for (const [path, headers, body] of refused) {
+      gw.mock.clear();
+      const res = await post(path, { 'x-service-provider': '@azure-mini', ...headers }, body);
+      expect([path, headers, res.status]).toEqual([path, headers, 403]);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('model_not_allowed');
+      expect(gw.mock.requests).toHaveLength(0);
+    }
+    // Through a config naming the provider: the SDK's path is checked the same way; the header is
+    // not read there (a config's provider takes its options from the config, not the request).
+    const config = { 'x-service-config': JSON.stringify({ provider: '@azure-mini' }) };
+    gw.mock.clear();
+    const viaConfig = await post('/deployments/dep-4o/chat/completions', config, chat('gpt-4o-mini'));
+    expect(viaConfig.status).toBe(403);
+    expect(((await viaConfig.json()) as { error: { code: string } }).error.code).toBe('model_not_allowed');
+    expect(gw.mock.requests).toHaveLength(0);
+    const headerIgnored = await post(
+      '/chat/completions',
+      { ...config, 'x-service-cloudA-deployment-id': 'dep-4o' },
+      chat('gpt-4o-mini'),
+    );
+    expect(headerIgnored.status).toBe(200);
+    expect(gw.mock.requests[0]?.path).toBe('/openai/deployments/dep-mini/chat/completions');
+    for (const [path, headers] of [
+      ['/chat/completions', { 'x-service-cloudA-deployment-id': 'dep-mini' }],
+      ['/deployments/dep-mini/chat/completions', {}],
+    ] as const) {
+      gw.mock.clear();
+      const res = await post(path, { 'x-service-provider': '@azure-mini', ...headers }, chat('gpt-4o-mini'));
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(gw.mock.requests[0]?.path).toBe('/openai/deployments/dep-mini/chat/completions');
     }
   });
 

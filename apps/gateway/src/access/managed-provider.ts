@@ -3,6 +3,7 @@
 // credentials) become the provider type, opened credentials, options and model allow-lists.
 import { EntityKind, EntityStatus, type IntegrationWorkspace } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
+import { azureDeploymentOf } from '../providers/azure-openai.js';
 import { getProvider } from '../providers/registry.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
 import type { EntityOf, Snapshot } from '../snapshot/index.js';
@@ -237,6 +238,32 @@ export function assertModelAllowed(target: ManagedTarget, model: string, param: 
     `model "${model.slice(0, 128)}" is not allowed through ${target.ref.slug} (its allowed_models)`,
     { param },
   );
+}
+
+/**
+ * With an allow-list, an Azure request goes only to a deployment the provider lists, serving an
+ * allowed model: Azure serves the deployment's model whatever the body names, so the deployment a
+ * client picks (`x-service-cloudA-deployment-id`, or the AzureOpenAI SDK's `/deployments/<id>/`
+ * path) is checked as its model. 403 `model_not_allowed` otherwise.
+ */
+export function assertDeploymentAllowed(
+  target: ManagedTarget,
+  path: string,
+  cloud: CloudOptions,
+  param: string,
+): void {
+  if (target.allowedModels.length === 0 || target.provider.id !== 'azure-openai') return;
+  const id = azureDeploymentOf(path, cloud);
+  if (id === undefined) return;
+  const deployment = target.options.deployments.find((d) => d.deploymentId === id);
+  if (!deployment) {
+    throw gatewayError(
+      'model_not_allowed',
+      `deployment "${id.slice(0, 64)}" is not one of ${target.ref.slug}'s deployments, and ${target.ref.slug} allows only some models (its allowed_models)`,
+      { param },
+    );
+  }
+  assertModelAllowed(target, deployment.model, param);
 }
 
 /** The options to send a managed request with (see managedCloud for what a client may add). */

@@ -4,12 +4,12 @@
 // provider with an allow-list or several deployments, a limit policy on the model, the stream
 // usage of OpenAI-style completions (stream-usage.ts), and image and speech requests in
 // control-plane mode (priced by what they ask for: formats/media-units.ts).
-import { assertModelAllowed, cloudFor, needsModel } from '../access/index.js';
+import { assertDeploymentAllowed, assertModelAllowed, cloudFor, needsModel } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import { formRequest, mediaEndpoint } from '../formats/index.js';
 import { requestModel } from '../formats/request-model.js';
 import type { Limits } from '../limits/index.js';
-import { readCloudOptions } from '../providers/cloud-headers.js';
+import { CLOUD_HEADER, readCloudOptions } from '../providers/cloud-headers.js';
 import { mayTranslate } from '../translate/translation.js';
 import { readBody } from '../upstream/read-body.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
@@ -120,7 +120,9 @@ export async function readTargetBody(
   );
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');
-    target.base = { ...target.base, cloud: cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model) };
+    const cloud = cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model);
+    assertDeploymentAllowed(managed, ctx.path, cloud, CLOUD_HEADER.azureDeploymentId);
+    target.base = { ...target.base, cloud };
   }
   if (usageAsked && ctx.json !== undefined) {
     const asked = withUsageRequested(ctx.json);

@@ -18,6 +18,16 @@ function isDeploymentScoped(path: string): boolean {
   return DEPLOYMENT_PATHS.includes(path) || DEPLOYMENT_PREFIXES.some((prefix) => path.startsWith(prefix));
 }
 
+/**
+ * The deployment a request goes to: the one its path names (the AzureOpenAI SDK's
+ * `/deployments/<id>/...`), else on a deployment-scoped path the options' (the header, or a managed
+ * provider's pick by model); undefined when the request is not deployment-scoped.
+ */
+export function azureDeploymentOf(path: string, cloud: ProviderRequest['cloud']): string | undefined {
+  if (path.startsWith('/deployments/')) return path.slice('/deployments/'.length).split('/', 1)[0];
+  return isDeploymentScoped(path) ? cloud.azure?.deploymentId : undefined;
+}
+
 function missing(name: string, why: string): Error {
   return gatewayError('invalid_header', `${name} is required ${why}`, { param: name });
 }

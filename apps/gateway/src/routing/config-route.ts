@@ -130,6 +130,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
             requestTimeoutMs: service.requestTimeoutMs,
             managed: parts.managed,
             model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
+            path: parts.path,
           },
           metadata: parts.metadata ?? service.metadata,
           cacheHeaders,

@@ -3,6 +3,7 @@
 // With a control plane, `@slug` providers and virtual keys resolve to managed credentials.
 import type { EffectiveSettings } from '@aigw/config-schema';
 import {
+  assertDeploymentAllowed,
   assertModelAllowed,
   cloudFor,
   type LeafResolver,
@@ -26,6 +27,8 @@ export interface HeaderProvider {
   readonly managed?: LeafResolver | undefined;
   /** The request body's `model` ('' when none): managed allow-lists and Azure deployments. */
   readonly model?: string;
+  /** The request's path below `/v1`: the Azure deployment it may name (managed allow-lists). */
+  readonly path?: string;
 }
 
 export interface LeafTarget {
@@ -105,11 +108,13 @@ function managedTarget(
   if (settings.openai_organization !== undefined) {
     setHeaders['openai-organization'] = settings.openai_organization;
   }
+  const cloud = cloudFor(managed, cloudOptions(settings, fromHeaders ? headers.cloud : {}), model);
+  assertDeploymentAllowed(managed, headers.path ?? '', cloud, H.config);
   return {
     provider: managed.provider,
     token: managed.token,
     customHost: managed.options.customHost,
-    cloud: cloudFor(managed, cloudOptions(settings, fromHeaders ? headers.cloud : {}), model),
+    cloud,
     setHeaders,
     forwardHeaders: settings.forward_headers
       ? [...new Set([...headers.forwardHeaders, ...settings.forward_headers])]
