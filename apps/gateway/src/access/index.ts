@@ -19,6 +19,7 @@ export {
   assertDeploymentAllowed,
   assertModelAllowed,
   cloudFor,
+  deploymentModel,
   type ManagedRef,
   type ManagedRequest,
   type ManagedTarget,

@@ -252,8 +252,8 @@ export function assertDeploymentAllowed(
   cloud: CloudOptions,
   param: string,
 ): void {
-  if (target.allowedModels.length === 0 || target.provider.id !== 'azure-openai') return;
-  const id = azureDeploymentOf(path, cloud);
+  if (target.allowedModels.length === 0) return;
+  const id = azureDeploymentId(target, path, cloud);
   if (id === undefined) return;
   const deployment = target.options.deployments.find((d) => d.deploymentId === id);
   if (!deployment) {
@@ -264,6 +264,25 @@ export function assertDeploymentAllowed(
     );
   }
   assertModelAllowed(target, deployment.model, param);
+}
+
+/**
+ * The model the Azure deployment a request goes to serves, when the provider lists that deployment
+ * (undefined otherwise, and for other providers): what limits count, since Azure answers with the
+ * deployment's model whatever the body names.
+ */
+export function deploymentModel(
+  target: ManagedTarget,
+  path: string,
+  cloud: CloudOptions,
+): string | undefined {
+  const id = azureDeploymentId(target, path, cloud);
+  if (id === undefined) return undefined;
+  return target.options.deployments.find((d) => d.deploymentId === id)?.model || undefined;
+}
+
+function azureDeploymentId(target: ManagedTarget, path: string, cloud: CloudOptions): string | undefined {
+  return target.provider.id === 'azure-openai' ? azureDeploymentOf(path, cloud) : undefined;
 }
 
 /** The options to send a managed request with (see managedCloud for what a client may add). */

@@ -4,7 +4,13 @@
 // provider with an allow-list or several deployments, a limit policy on the model, the stream
 // usage of OpenAI-style completions (stream-usage.ts), and image and speech requests in
 // control-plane mode (priced by what they ask for: formats/media-units.ts).
-import { assertDeploymentAllowed, assertModelAllowed, cloudFor, needsModel } from '../access/index.js';
+import {
+  assertDeploymentAllowed,
+  assertModelAllowed,
+  cloudFor,
+  deploymentModel,
+  needsModel,
+} from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import { formRequest, mediaEndpoint } from '../formats/index.js';
 import { requestModel } from '../formats/request-model.js';
@@ -103,8 +109,11 @@ export async function readTargetBody(
     !translates &&
     !target.provider.needsBody(target.base)
   ) {
-    // Streams through: the model can still be in the path (Bedrock), never in an unread body.
-    ctx.model = requestModel(ctx.path, undefined, undefined, undefined);
+    // Streams through: the model can still be in the path (Bedrock) or be an Azure deployment's,
+    // never in an unread body.
+    ctx.model =
+      (managed && deploymentModel(managed, ctx.path, target.base.cloud)) ||
+      requestModel(ctx.path, undefined, undefined, undefined);
     return;
   }
   // Parsed once here: the request event and the usage estimate read the model from it too.
@@ -124,6 +133,10 @@ export async function readTargetBody(
     assertDeploymentAllowed(managed, ctx.path, cloud, CLOUD_HEADER.azureDeploymentId);
     target.base = { ...target.base, cloud };
   }
+  // Limits count what an Azure deployment serves, not what the body names (the client may pick the
+  // deployment: x-service-cloudA-deployment-id, or the AzureOpenAI SDK's path).
+  const served = managed && deploymentModel(managed, ctx.path, target.base.cloud);
+  if (served) ctx.model = served;
   if (usageAsked && ctx.json !== undefined) {
     const asked = withUsageRequested(ctx.json);
     if (asked) {

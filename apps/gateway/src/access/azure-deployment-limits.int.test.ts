@@ -1,0 +1,87 @@
+// Limits see the model an Azure deployment serves: Azure answers with the deployment's model
+// whatever the body names, so a deployment the client picks (header or the AzureOpenAI SDK's path)
+// is counted as its model by policies with a `model` condition.
+import { randomUUID } from 'node:crypto';
+import { test } from '@aigw/testkit';
+import { afterEach, describe, expect } from 'vitest';
+import {
+  type ControlPlaneGateway,
+  integration,
+  managedTenant,
+  provider,
+  startTenantGateway,
+} from '../../test/control-plane-entities.js';
+import { makeLimits, ratePolicy } from '../limits/limits.test-support.js';
+
+let gw: ControlPlaneGateway | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+});
+
+describe('a policy on a model counts the Azure deployment serving it', () => {
+  test('1 request a minute on gpt-4o: the second call to its deployment is refused, whatever the body names', async ({
+    redis,
+  }) => {
+    const tenant = await startTenantGateway(makeLimits(redis.client).limits);
+    const { org, ws } = tenant;
+    const azure = randomUUID();
+    gw = tenant.gw;
+    const current = tenant.gw;
+    current.use([
+      ...managedTenant(current, tenant),
+      integration(azure, org, {
+        aiProvider: 'azure-openai',
+        credentials: { api_key: 'azure-managed-key' },
+        options: {
+          custom_host: current.mock.url,
+          resource_name: 'my-resource',
+          api_version: '2024-10-21',
+          deployments: JSON.stringify([
+            { deployment_id: 'dep-4o', model: 'gpt-4o' },
+            { deployment_id: 'dep-mini', model: 'gpt-4o-mini', is_default: true },
+          ]),
+        },
+      }),
+      provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
+      {
+        ...ratePolicy({
+          value: 1,
+          conditions: [
+            { key: 'workspace_id', value: ws },
+            { key: 'model', value: 'gpt-4o' },
+          ],
+          groupBy: [{ key: 'api_key' }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const call = (path: string, headers: Record<string, string>, model: string) =>
+      fetch(`${current.base}/v1${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': tenant.key,
+          'x-service-provider': '@azure',
+          ...headers,
+        },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const first = await call(
+      '/chat/completions',
+      { 'x-service-cloudA-deployment-id': 'dep-4o' },
+      'gpt-4o-mini',
+    );
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    expect(current.mock.requests.at(-1)?.path).toBe('/openai/deployments/dep-4o/chat/completions');
+    const second = await call('/deployments/dep-4o/chat/completions', {}, 'gpt-4o-mini');
+    expect(second.status).toBe(429);
+    await second.arrayBuffer();
+    // gpt-4o-mini's deployment is not under the policy.
+    const mini = await call('/chat/completions', {}, 'gpt-4o-mini');
+    expect(mini.status).toBe(200);
+    await mini.arrayBuffer();
+  });
+});
