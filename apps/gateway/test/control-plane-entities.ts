@@ -136,6 +136,27 @@ export function apiKey(
   };
 }
 
+/**
+ * An Azure OpenAI integration on `host` (the mock) with the key `azure-managed-key`, resource
+ * `my-resource`, api version 2024-10-21 and two deployments: `dep-4o` serving gpt-4o and the default
+ * `dep-mini` serving gpt-4o-mini.
+ */
+export function azureIntegration(id: string, organisationId: string, host: string): Entity {
+  return integration(id, organisationId, {
+    aiProvider: 'azure-openai',
+    credentials: { api_key: 'azure-managed-key' },
+    options: {
+      custom_host: host,
+      resource_name: 'my-resource',
+      api_version: '2024-10-21',
+      deployments: JSON.stringify([
+        { deployment_id: 'dep-4o', model: 'gpt-4o' },
+        { deployment_id: 'dep-mini', model: 'gpt-4o-mini', is_default: true },
+      ]),
+    },
+  });
+}
+
 export function integration(
   id: string,
   organisationId: string,

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import {
+  azureIntegration,
   type ControlPlaneGateway,
-  integration,
   managedTenant,
   provider,
   startTenantGateway,
@@ -31,19 +31,7 @@ describe('a policy on a model counts the Azure deployment serving it', () => {
     const current = tenant.gw;
     current.use([
       ...managedTenant(current, tenant),
-      integration(azure, org, {
-        aiProvider: 'azure-openai',
-        credentials: { api_key: 'azure-managed-key' },
-        options: {
-          custom_host: current.mock.url,
-          resource_name: 'my-resource',
-          api_version: '2024-10-21',
-          deployments: JSON.stringify([
-            { deployment_id: 'dep-4o', model: 'gpt-4o' },
-            { deployment_id: 'dep-mini', model: 'gpt-4o-mini', is_default: true },
-          ]),
-        },
-      }),
+      azureIntegration(azure, org, current.mock.url),
       provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
       {
         ...ratePolicy({

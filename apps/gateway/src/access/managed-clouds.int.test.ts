@@ -6,6 +6,7 @@ import { DEFAULT_AWS_CREDENTIALS } from '@aigw/mock-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiKey,
+  azureIntegration,
   type ControlPlaneGateway,
   integration,
   organisation,
@@ -27,19 +28,7 @@ beforeAll(async () => {
     organisation(ORG),
     workspace(WS, ORG),
     apiKey(KEY, ORG, WS),
-    integration(azure, ORG, {
-      aiProvider: 'azure-openai',
-      credentials: { api_key: 'azure-managed-key' },
-      options: {
-        custom_host: gw.mock.url,
-        resource_name: 'my-resource',
-        api_version: '2024-10-21',
-        deployments: JSON.stringify([
-          { deployment_id: 'dep-4o', model: 'gpt-4o' },
-          { deployment_id: 'dep-mini', model: 'gpt-4o-mini', is_default: true },
-        ]),
-      },
-    }),
+    azureIntegration(azure, ORG, gw.mock.url),
     provider(randomUUID(), ORG, WS, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
     // The same integration, allowed gpt-4o-mini only.
     provider(randomUUID(), ORG, WS, 'azure-mini', {
