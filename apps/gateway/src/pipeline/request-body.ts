@@ -119,14 +119,10 @@ export async function readTargetBody(
   // Parsed once here: the request event and the usage estimate read the model from it too.
   const body = rendered ?? (await readBody(ctx.req, deps.maxBodyBytes));
   parse(ctx, body, modelNeeded || translates || target.provider.needsBody(target.base));
-  // An upload's form is read here once: the model, the admission and the media charge use it.
-  if (mediaPriced && ctx.json === undefined) ctx.form = formRequest(ctx.req.headers['content-type'], body);
-  ctx.model = requestModel(
-    ctx.path,
-    ctx.req.headers['content-type'],
-    ctx.form ? undefined : body,
-    ctx.json ?? ctx.form,
-  );
+  // An upload's form (image or audio) is read here once, whole: the model, the admission and the
+  // media charge use it (undefined when the body is not multipart).
+  if (ctx.json === undefined) ctx.form = formRequest(ctx.req.headers['content-type'], body);
+  ctx.model = requestModel(ctx.path, undefined, undefined, ctx.json ?? ctx.form);
   if (managed && needsModel(managed)) {
     assertModelAllowed(managed, ctx.model, 'model');
     const cloud = cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model);

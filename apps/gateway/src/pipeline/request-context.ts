@@ -57,7 +57,7 @@ export interface RequestContext {
   /** The body, when a stage needed it; undefined while it streams through. */
   body: Buffer | undefined;
   json: unknown;
-  /** An image upload's form fields (model, n, size, quality), read once by the body stage. */
+  /** A read upload's form fields (model, n, size, quality), read once, whole, by the body stage. */
   form: unknown;
   /** The model the request asks for ('' when none or not read). */
   model: string;
