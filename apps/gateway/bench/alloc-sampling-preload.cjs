@@ -8,7 +8,8 @@
 // generation (promoted, then freed by a major GC, or still alive): what makes major GCs frequent.
 const match = process.env.ALLOC_MATCH;
 const dir = process.env.ALLOC_DIR;
-if (match && dir && (process.argv[1] ?? '').includes(match)) {
+// ALLOC_MATCH may list several substrings, separated by `|`.
+if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').includes(m))) {
   const inspector = require('node:inspector');
   const { mkdirSync, writeFileSync } = require('node:fs');
   const { join } = require('node:path');
@@ -21,16 +22,36 @@ if (match && dir && (process.argv[1] ?? '').includes(match)) {
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: process.env.ALLOC_PROMOTED !== '1',
   };
-  setTimeout(() => {
-    session.post('HeapProfiler.startSampling', options, (err) => {
-      if (err) return;
-      setTimeout(() => {
-        session.post('HeapProfiler.stopSampling', (stopErr, result) => {
-          if (stopErr) return;
-          mkdirSync(dir, { recursive: true });
-          writeFileSync(join(dir, `${process.pid}.heapprofile`), JSON.stringify(result.profile));
-        });
-      }, durationMs).unref();
+  // ALLOC_ON_SIGNAL=1: sampling starts at one SIGUSR2 and stops at the next, written to
+  // <pid>-<n>.heapprofile (alloc-per-request.ts brackets a load step with them).
+  if (process.env.ALLOC_ON_SIGNAL === '1') {
+    let sampling = false;
+    let written = 0;
+    process.on('SIGUSR2', () => {
+      if (!sampling) {
+        sampling = true;
+        session.post('HeapProfiler.startSampling', options);
+        return;
+      }
+      sampling = false;
+      session.post('HeapProfiler.stopSampling', (stopErr, result) => {
+        if (stopErr) return;
+        mkdirSync(dir, { recursive: true });
+        written += 1;
+        writeFileSync(join(dir, `${process.pid}-${written}.heapprofile`), JSON.stringify(result.profile));
+      });
     });
-  }, startMs).unref();
+  } else
+    setTimeout(() => {
+      session.post('HeapProfiler.startSampling', options, (err) => {
+        if (err) return;
+        setTimeout(() => {
+          session.post('HeapProfiler.stopSampling', (stopErr, result) => {
+            if (stopErr) return;
+            mkdirSync(dir, { recursive: true });
+            writeFileSync(join(dir, `${process.pid}.heapprofile`), JSON.stringify(result.profile));
+          });
+        }, durationMs).unref();
+      });
+    }, startMs).unref();
 }
