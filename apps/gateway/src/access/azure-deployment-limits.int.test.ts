@@ -72,4 +72,43 @@ describe('a policy on a model counts the Azure deployment serving it', () => {
     expect(mini.status).toBe(200);
     await mini.arrayBuffer();
   });
+
+  test('a config target naming the deployment is counted as its model too', async ({ redis }) => {
+    const tenant = await startTenantGateway(makeLimits(redis.client).limits);
+    const { org, ws } = tenant;
+    const azure = randomUUID();
+    gw = tenant.gw;
+    const current = tenant.gw;
+    current.use([
+      ...managedTenant(current, tenant),
+      azureIntegration(azure, org, current.mock.url),
+      provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
+      {
+        ...ratePolicy({
+          value: 1,
+          conditions: [{ key: 'model', value: 'gpt-4o' }],
+          groupBy: [{ key: 'api_key' }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const call = () =>
+      fetch(`${current.base}/v1/chat/completions`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-service-api-key': tenant.key,
+          'x-service-config': JSON.stringify({ provider: '@azure', azure_deployment_id: 'dep-4o' }),
+        },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const first = await call();
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    expect(current.mock.requests.at(-1)?.path).toBe('/openai/deployments/dep-4o/chat/completions');
+    const second = await call();
+    expect(second.status).toBe(429);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('policy_rate_limited');
+    expect(current.mock.requests).toHaveLength(1);
+  });
 });

@@ -35,6 +35,7 @@ export {
 export { type SavedConfig, SavedConfigs } from './saved-config.js';
 export { resolveGuardrailRefs, savedGuardrailIds } from './saved-guardrails.js';
 export {
+  configRequestView,
   type TargetPolicyView,
   targetLimitScope,
   targetPolicyView,

@@ -8,8 +8,12 @@ import { Snapshot } from '../snapshot/index.js';
 import type { RequestAccess, TargetLimitScope, TargetOf } from './access-types.js';
 import { limitSubject } from './limit-subject.js';
 
-/** Policy condition keys whose value is the target's: such policies are decided per target. */
-const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key']);
+/**
+ * Policy condition keys whose value is the target's: such policies are decided per target. The
+ * model is the target's too: a target may send another model than the body names (its
+ * `override_params.model`, or the model a managed Azure deployment serves).
+ */
+const TARGET_KEYS: ReadonlySet<string> = new Set(['provider', 'virtual_key', 'model']);
 
 /**
  * The target's admission, or undefined when nothing depends on the target (no target policy and no
@@ -84,42 +88,63 @@ export interface TargetPolicyView {
   readonly policies: boolean;
 }
 
-/** Per snapshot (immutable), per organisation: the view target admissions read. */
-const views = new WeakMap<Snapshot, Map<string, TargetPolicyView>>();
+/** Per snapshot (immutable), per organisation: the views target and config-request admissions read. */
+const views = new WeakMap<Snapshot, Map<string, { target: TargetPolicyView; request: Snapshot }>>();
 
 /**
- * The organisation's policies whose conditions name `provider` or `virtual_key`, and the prices
- * (the organisation's and the platform's) cost estimates read. Built once per snapshot: the limits
- * engine reads policies and prices from the snapshot it is given, and nothing else.
+ * The organisation's policies that depend on the target (a `provider`, `virtual_key` or `model`
+ * condition, or grouped by `model`), and the prices (the organisation's and the platform's) cost
+ * estimates read. Built once per snapshot: the limits engine reads policies and prices from the
+ * snapshot it is given, and nothing else.
  */
 export function targetPolicyView(snapshot: Snapshot, organisationId: string): TargetPolicyView {
+  return viewsOf(snapshot, organisationId).target;
+}
+
+/**
+ * What the request-level admission of a config request reads: the organisation's other policies
+ * and the prices, so that a policy decided per target is never also charged for the request.
+ */
+export function configRequestView(snapshot: Snapshot, organisationId: string): Snapshot {
+  return viewsOf(snapshot, organisationId).request;
+}
+
+function viewsOf(snapshot: Snapshot, organisationId: string) {
   let byOrg = views.get(snapshot);
   if (!byOrg) {
     byOrg = new Map();
     views.set(snapshot, byOrg);
   }
-  let view = byOrg.get(organisationId);
-  if (!view) {
-    const entities: Entity[] = [];
+  let pair = byOrg.get(organisationId);
+  if (!pair) {
+    const target: Entity[] = [];
+    const request: Entity[] = [];
     for (const kind of POLICY_KINDS) {
       for (const policy of snapshot.ofOrganisation(kind, organisationId)) {
-        if (conditionKeys(policy).some((key) => TARGET_KEYS.has(key))) entities.push(policy);
+        (dependsOnTarget(policy) ? target : request).push(policy);
       }
     }
-    const policies = entities.length > 0;
+    const policies = target.length > 0;
     for (const org of new Set(['', organisationId])) {
-      entities.push(...snapshot.ofOrganisation(EntityKind.MODEL_PRICING, org));
+      const prices = snapshot.ofOrganisation(EntityKind.MODEL_PRICING, org);
+      target.push(...prices);
+      request.push(...prices);
     }
-    view = { snapshot: Snapshot.of(entities, snapshot.revision, snapshot.builtAtMs), policies };
-    byOrg.set(organisationId, view);
+    pair = {
+      target: { snapshot: Snapshot.of(target, snapshot.revision, snapshot.builtAtMs), policies },
+      request: Snapshot.of(request, snapshot.revision, snapshot.builtAtMs),
+    };
+    byOrg.set(organisationId, pair);
   }
-  return view;
+  return pair;
 }
 
-function conditionKeys(policy: Entity): readonly string[] {
+/** A condition on a target's value, or counters grouped by the model (the target's too). */
+function dependsOnTarget(policy: Entity): boolean {
   const body = policy.body;
-  if (body?.$case === 'rateLimitPolicy' || body?.$case === 'usageLimitPolicy') {
-    return body.value.conditions.map((c) => c.key);
-  }
-  return [];
+  if (body?.$case !== 'rateLimitPolicy' && body?.$case !== 'usageLimitPolicy') return false;
+  return (
+    body.value.conditions.some((c) => TARGET_KEYS.has(c.key)) ||
+    body.value.groupBy.some((g) => g.key === 'model')
+  );
 }

@@ -6,6 +6,7 @@ import {
   assertDeploymentAllowed,
   assertModelAllowed,
   cloudFor,
+  deploymentModel,
   type LeafResolver,
   type ManagedRef,
   type ManagedTarget,
@@ -43,6 +44,11 @@ export interface LeafTarget {
   readonly timeoutMs: number | undefined;
   /** The managed provider or virtual key the leaf used (request events). */
   readonly ref?: ManagedRef;
+  /**
+   * The model a managed Azure deployment the leaf calls serves, when the provider lists it: limits
+   * count it, since Azure answers with the deployment's model whatever the body names.
+   */
+  readonly servedModel?: string;
 }
 
 /**
@@ -110,6 +116,7 @@ function managedTarget(
   }
   const cloud = cloudFor(managed, cloudOptions(settings, fromHeaders ? headers.cloud : {}), model);
   assertDeploymentAllowed(managed, headers.path ?? '', cloud, H.config);
+  const servedModel = deploymentModel(managed, headers.path ?? '', cloud);
   return {
     provider: managed.provider,
     token: managed.token,
@@ -121,6 +128,7 @@ function managedTarget(
       : headers.forwardHeaders,
     timeoutMs: settings.request_timeout ?? headers.requestTimeoutMs,
     ref: managed.ref,
+    ...(servedModel === undefined ? {} : { servedModel }),
   };
 }
 

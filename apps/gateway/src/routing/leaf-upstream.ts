@@ -17,6 +17,8 @@ export interface UpstreamPlan {
   readonly json: unknown;
   /** The body's `model` ('' when none). */
   readonly model: string;
+  /** The model a managed Azure deployment serves (LeafTarget.servedModel): limits count it. */
+  readonly servedModel: string | undefined;
   readonly lookup: LookupFunction | undefined;
   readonly customHostUrl: URL | undefined;
   readonly timeoutMs: number | undefined;
@@ -105,6 +107,7 @@ export async function prepareUpstream(
     body,
     json,
     model,
+    servedModel: target.servedModel,
     lookup,
     customHostUrl,
     timeoutMs: target.timeoutMs,

@@ -17,6 +17,8 @@ export interface AdmittedLeaf {
   readonly provider: string;
   readonly ref: Parameters<LeafResolver['targetLimits']>[0]['ref'];
   readonly model: string;
+  /** The model a managed Azure deployment serves: counted instead of the body's `model`. */
+  readonly servedModel?: string | undefined;
   readonly json: unknown;
   readonly body: Buffer;
 }
@@ -86,9 +88,10 @@ export class TargetAdmissions {
     // the provider's default. Every other call is admitted on its body's model and size only.
     const media = this.#media;
     const asked = media ? (leaf.json ?? formRequest(contentType, leaf.body)) : leaf.json;
+    const named = leaf.servedModel || leaf.model;
     const model = media
-      ? mediaModel(path, leaf.model || requestModel(path, contentType, undefined, asked), asked)
-      : leaf.model;
+      ? mediaModel(path, named || requestModel(path, contentType, undefined, asked), asked)
+      : named;
     const scope = this.resolver.targetLimits({ providerType: leaf.provider, ref: leaf.ref }, model);
     if (!scope) return undefined;
     const admission = await this.limits.admit(
@@ -121,7 +124,7 @@ export class TargetAdmissions {
     if (entry && answer?.tail) {
       const charge = this.#media ? this.#mediaCharge(entry, answer) : undefined;
       const media = charge instanceof Promise ? await charge : charge;
-      const model = entry.attempt.model || (media?.model ?? '');
+      const model = entry.leaf.servedModel || entry.attempt.model || (media?.model ?? '');
       usage = settledUsage(
         answer.contentType,
         answer.head,

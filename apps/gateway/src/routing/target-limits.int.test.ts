@@ -270,6 +270,46 @@ describe('limits of config targets', () => {
     expect((await error(fourth)).code).toBe('policy_rate_limited');
   });
 
+  test("a model policy counts the model a target sends (override_params), not the body's", async ({
+    redis,
+  }) => {
+    const s = await start(redis.client, {}, () => [
+      ratePolicy({
+        conditions: [{ key: 'model', value: 'gpt-4o' }],
+        groupBy: [{ key: 'api_key' }],
+        unit: RateLimitUnit.RPD,
+        value: 1,
+      }),
+    ]);
+    const cheap = { ...chat, model: 'gpt-4o-mini' };
+    const toBig = { provider: '@a', override_params: { model: 'gpt-4o' } };
+    expect((await s.call(toBig, {}, cheap)).status).toBe(200);
+    expect(gw?.mock.requests.at(-1)?.json).toMatchObject({ model: 'gpt-4o' });
+    // The second gpt-4o call is the policy's second: refused, whatever model the body names.
+    const second = await s.call(toBig, {}, cheap);
+    expect(second.status).toBe(429);
+    expect((await error(second)).code).toBe('policy_rate_limited');
+    expect(gw?.mock.requests).toHaveLength(1);
+    // A target that sends the body's gpt-4o-mini is not this policy's.
+    expect((await s.call({ provider: '@a' }, {}, cheap)).status).toBe(200);
+  });
+
+  test('a model policy counts a config request once when no target changes the model', async ({ redis }) => {
+    const s = await start(redis.client, {}, () => [
+      ratePolicy({
+        conditions: [{ key: 'model', value: 'gpt-4o' }],
+        groupBy: [{ key: 'api_key' }],
+        unit: RateLimitUnit.RPD,
+        value: 2,
+      }),
+    ]);
+    expect((await s.call({ provider: '@a' })).status).toBe(200);
+    expect((await s.call({ provider: '@a' })).status).toBe(200);
+    const third = await s.call({ provider: '@a' });
+    expect(third.status).toBe(429);
+    expect((await error(third)).code).toBe('policy_rate_limited');
+  });
+
   test("an integration's limits for the workspace apply to the providers over it", async ({ redis }) => {
     const int = randomUUID();
     const s = await start(redis.client, {}, (org, ws) => {
