@@ -11,7 +11,7 @@ const dir = process.env.ALLOC_DIR;
 // ALLOC_MATCH may list several substrings, separated by `|`.
 if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').includes(m))) {
   const inspector = require('node:inspector');
-  const { mkdirSync, writeFileSync } = require('node:fs');
+  const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
   const { join } = require('node:path');
   const session = new inspector.Session();
   session.connect();
@@ -23,7 +23,7 @@ if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').include
     includeObjectsCollectedByMinorGC: process.env.ALLOC_PROMOTED !== '1',
   };
   // ALLOC_ON_SIGNAL=1: sampling starts at one SIGUSR2 and stops at the next, written to
-  // <pid>-<n>.heapprofile (alloc-per-request.ts brackets a load step with them).
+  // <pid>-<n>.heapprofile (per-request-profile.ts brackets a load step with them).
   if (process.env.ALLOC_ON_SIGNAL === '1') {
     let sampling = false;
     let written = 0;
@@ -38,7 +38,10 @@ if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').include
         if (stopErr) return;
         mkdirSync(dir, { recursive: true });
         written += 1;
-        writeFileSync(join(dir, `${process.pid}-${written}.heapprofile`), JSON.stringify(result.profile));
+        // Written whole under a temporary name first: a reader never sees half a profile.
+        const file = join(dir, `${process.pid}-${written}.heapprofile`);
+        writeFileSync(`${file}.partial`, JSON.stringify(result.profile));
+        renameSync(`${file}.partial`, file);
       });
     });
   } else

@@ -6,7 +6,7 @@ const dir = process.env.CPU_PROF_DIR;
 // CPU_PROF_MATCH may list several substrings, separated by `|`.
 if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').includes(m))) {
   const inspector = require('node:inspector');
-  const { mkdirSync, writeFileSync } = require('node:fs');
+  const { mkdirSync, renameSync, writeFileSync } = require('node:fs');
   const { join } = require('node:path');
   const session = new inspector.Session();
   session.connect();
@@ -26,7 +26,10 @@ if (match && dir && match.split('|').some((m) => (process.argv[1] ?? '').include
         if (err) return;
         mkdirSync(dir, { recursive: true });
         written += 1;
-        writeFileSync(join(dir, `${process.pid}-${written}.cpuprofile`), JSON.stringify(result.profile));
+        // Written whole under a temporary name first: a reader never sees half a profile.
+        const file = join(dir, `${process.pid}-${written}.cpuprofile`);
+        writeFileSync(`${file}.partial`, JSON.stringify(result.profile));
+        renameSync(`${file}.partial`, file);
       });
     });
   } else session.post('Profiler.start');

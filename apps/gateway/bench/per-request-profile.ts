@@ -49,7 +49,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function written(pid: number, before: Set<string>): Promise<string> {
   for (let i = 0; i < 100; i++) {
-    const made = readdirSync(dir).filter((f) => f.startsWith(`${pid}-`) && !before.has(f));
+    const made = readdirSync(dir).filter(
+      (f) => f.startsWith(`${pid}-`) && !f.endsWith('.partial') && !before.has(f),
+    );
     if (made[0]) return join(dir, made[0]);
     await sleep(100);
   }
