@@ -2,6 +2,7 @@
 // whatever the body names, so a deployment the client picks (header or the AzureOpenAI SDK's path)
 // is counted as its model by policies with a `model` condition.
 import { randomUUID } from 'node:crypto';
+import type { PolicyCondition } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import {
@@ -20,31 +21,28 @@ afterEach(async () => {
   gw = undefined;
 });
 
+/** A tenant with a managed Azure provider `@azure` (deployments dep-4o, dep-4o-mini) and a
+ *  requests policy of 1 a minute on the given conditions, grouped by key. */
+async function azureTenant(redis: Parameters<typeof makeLimits>[0], conditions: PolicyCondition[]) {
+  const tenant = await startTenantGateway(makeLimits(redis).limits);
+  const { org, ws } = tenant;
+  const azure = randomUUID();
+  gw = tenant.gw;
+  tenant.gw.use([
+    ...managedTenant(tenant.gw, tenant),
+    azureIntegration(azure, org, tenant.gw.mock.url),
+    provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
+    { ...ratePolicy({ value: 1, conditions, groupBy: [{ key: 'api_key' }] }), organisationId: org },
+  ]);
+  return tenant;
+}
+
 describe('a policy on a model counts the Azure deployment serving it', () => {
   test('1 request a minute on gpt-4o: the second call to its deployment is refused, whatever the body names', async ({
     redis,
   }) => {
-    const tenant = await startTenantGateway(makeLimits(redis.client).limits);
-    const { org, ws } = tenant;
-    const azure = randomUUID();
-    gw = tenant.gw;
+    const tenant = await azureTenant(redis.client, [{ key: 'model', value: 'gpt-4o' }]);
     const current = tenant.gw;
-    current.use([
-      ...managedTenant(current, tenant),
-      azureIntegration(azure, org, current.mock.url),
-      provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
-      {
-        ...ratePolicy({
-          value: 1,
-          conditions: [
-            { key: 'workspace_id', value: ws },
-            { key: 'model', value: 'gpt-4o' },
-          ],
-          groupBy: [{ key: 'api_key' }],
-        }),
-        organisationId: org,
-      },
-    ]);
     const call = (path: string, headers: Record<string, string>, model: string) =>
       fetch(`${current.base}/v1${path}`, {
         method: 'POST',
@@ -74,24 +72,8 @@ describe('a policy on a model counts the Azure deployment serving it', () => {
   });
 
   test('a config target naming the deployment is counted as its model too', async ({ redis }) => {
-    const tenant = await startTenantGateway(makeLimits(redis.client).limits);
-    const { org, ws } = tenant;
-    const azure = randomUUID();
-    gw = tenant.gw;
+    const tenant = await azureTenant(redis.client, [{ key: 'model', value: 'gpt-4o' }]);
     const current = tenant.gw;
-    current.use([
-      ...managedTenant(current, tenant),
-      azureIntegration(azure, org, current.mock.url),
-      provider(randomUUID(), org, ws, 'azure', { integrationId: azure, aiProvider: 'azure-openai' }),
-      {
-        ...ratePolicy({
-          value: 1,
-          conditions: [{ key: 'model', value: 'gpt-4o' }],
-          groupBy: [{ key: 'api_key' }],
-        }),
-        organisationId: org,
-      },
-    ]);
     const call = () =>
       fetch(`${current.base}/v1/chat/completions`, {
         method: 'POST',
