@@ -1,8 +1,9 @@
 // forward() against providers that fail in the ways undici reports differently from node:http: the
 // client must get the same gateway errors it got before (names of node:http's errors, timeouts).
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
-import { type AddressInfo, createServer, type Server } from 'node:net';
+import { Agent, createServer as createHttpServer, type Server as HttpServer, request } from 'node:http';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
+import { BodyCapture } from './capture.js';
 import { type ForwardResult, forward } from './forward.js';
 
 const servers: (Server | HttpServer)[] = [];
@@ -88,5 +89,124 @@ describe('forward', () => {
     await expect(res.text()).rejects.toThrow();
     await expect.poll(() => results[0]?.error?.code).toBe('upstream_interrupted');
     expect(results[0]?.clientAborted).toBe(false);
+  });
+});
+
+/** An upstream that answers every request with the body it received, and remembers them. */
+async function echo() {
+  const bodies: string[] = [];
+  const url = await listen(
+    createHttpServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        bodies.push(body);
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
+      });
+    }),
+  );
+  return { url, bodies };
+}
+
+/** A raw HTTP/1.1 request on `socket`, its body in `parts` written `gapMs` apart; the answer's text. */
+async function rawRequest(base: string, parts: string[], gapMs: number, headers = ''): Promise<string> {
+  const { port } = new URL(base);
+  const socket = connect(Number(port), '127.0.0.1');
+  const length = parts.join('').length;
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => {
+    answer += chunk.toString();
+  });
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  socket.write(
+    `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers || `content-length: ${length}\r\n`}connection: close\r\n\r\n${parts[0]}`,
+  );
+  for (const part of parts.slice(1)) {
+    await new Promise((resolve) => setTimeout(resolve, gapMs));
+    socket.write(part);
+  }
+  await closed;
+  return answer;
+}
+
+describe("the client's body", () => {
+  /** A gateway whose route forwards the client's own request body; what it captured, per request. */
+  async function relayTo(upstream: string) {
+    const captured: BodyCapture[] = [];
+    /** Whether forward() read the body as a stream ('data' listeners: flowing) or took it whole. */
+    const streamed: (boolean | null)[] = [];
+    const base = await listen(
+      createHttpServer((req, res) => {
+        const sink = new BodyCapture(1024);
+        captured.push(sink);
+        // Later than the 'request' event, as the pipeline's stages are: what has arrived by then.
+        setImmediate(() => {
+          void forward(res, {
+            method: 'POST',
+            url: new URL(`${upstream}/v1/embeddings`),
+            headers: { 'content-type': 'application/json', host: new URL(upstream).host },
+            body: req,
+            idleTimeoutMs: 5_000,
+            extraResponseHeaders: {},
+            maxBodyBytes: 1024,
+            requestSink: sink,
+          });
+          streamed.push(req.readableFlowing);
+        });
+      }),
+    );
+    return { base, captured, streamed };
+  }
+
+  test('one that has arrived whole goes upstream as it came, captured, and the connection is reused', async () => {
+    const upstream = await echo();
+    const gw = await relayTo(upstream.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (const input of ['{"input":"one"}', '{"input":"two, a little longer"}']) {
+        const answer = await new Promise<string>((resolve, reject) => {
+          const req = request(
+            `${gw.base}/`,
+            { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+            (res) => {
+              let text = '';
+              res.on('data', (chunk: Buffer) => {
+                text += chunk.toString();
+              });
+              res.on('end', () => resolve(text));
+            },
+          );
+          req.on('error', reject);
+          req.end(input);
+        });
+        expect(answer).toBe(input);
+      }
+      expect(upstream.bodies).toEqual(['{"input":"one"}', '{"input":"two, a little longer"}']);
+      // Taken whole: never switched to flowing mode.
+      expect(gw.streamed).toEqual([null, null]);
+      expect(gw.captured.map((c) => c.complete()?.toString())).toEqual(upstream.bodies);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  test('one still arriving, or chunked, streams through whole', async () => {
+    const upstream = await echo();
+    const gw = await relayTo(upstream.url);
+    const slow = await rawRequest(gw.base, ['{"input":', '"late"}'], 100);
+    expect(slow).toContain('200 OK');
+    expect(slow).toContain('{"input":"late"}');
+    const chunked = await rawRequest(
+      gw.base,
+      ['7\r\n{"a":1}\r\n', '0\r\n\r\n'],
+      20,
+      'transfer-encoding: chunked\r\n',
+    );
+    expect(chunked).toContain('200 OK');
+    expect(chunked).toContain('{"a":1}');
+    expect(upstream.bodies).toEqual(['{"input":"late"}', '{"a":1}']);
+    expect(gw.streamed).toEqual([true, true]);
+    expect(gw.captured.map((c) => c.complete()?.toString())).toEqual(upstream.bodies);
   });
 });
