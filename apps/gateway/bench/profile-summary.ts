@@ -9,6 +9,8 @@ export interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   hitCount?: number;
   children?: number[];
+  /** Samples by source line of the function (1-based lines of the file that ran). */
+  positionTicks?: { line: number; ticks: number }[];
 }
 
 interface Profile {
@@ -82,8 +84,34 @@ export function summariseProfile(file: string, top = 30): string {
   ].join('\n\n');
 }
 
+/**
+ * Where inside the functions named `name` the samples fell: shares of those functions' samples by
+ * line of the file that ran (the compiled JavaScript for a build): which line of a hot function,
+ * e.g. an object spread, costs what.
+ */
+export function lineTicks(file: string, name: string): string {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const lines = new Map<string, number>();
+  let total = 0;
+  for (const n of profile.nodes) {
+    if (n.callFrame.functionName !== name) continue;
+    const where = n.callFrame.url.replace(/^.*\/(apps|packages|node_modules)\//, '$1/');
+    for (const { line, ticks } of n.positionTicks ?? []) {
+      lines.set(`${where}:${line}`, (lines.get(`${where}:${line}`) ?? 0) + ticks);
+      total += ticks;
+    }
+  }
+  return [
+    `${name}: ${total} samples`,
+    ...[...lines]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 20)
+      .map(([at, ticks]) => `  ${((ticks / Math.max(1, total)) * 100).toFixed(1).padStart(5)}%  ${at}`),
+  ].join('\n');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [file, top] = process.argv.slice(2);
-  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
-  console.log(summariseProfile(file, Number(top ?? 30)));
+  const [file, top, name] = process.argv.slice(2);
+  if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [function name]');
+  console.log(name ? lineTicks(file, name) : summariseProfile(file, Number(top ?? 30)));
 }
