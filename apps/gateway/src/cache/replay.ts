@@ -30,7 +30,13 @@ export function replay(
   extraHeaders: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   // The gateway's headers first and winning, as forward() orders them on a live answer.
-  const headers: OutgoingHttpHeaders = { ...extraHeaders, ...cached.headers, ...extraHeaders };
+  // Built by loops, not spreads: the same names, order and values as
+  // `{ ...extraHeaders, ...cached.headers, ...extraHeaders }`, without V8's slow clone on every hit.
+  // No prototype: a stored provider header named `__proto__` stays a header, as with the spread.
+  const headers: OutgoingHttpHeaders = Object.create(null);
+  for (const name in extraHeaders) headers[name] = extraHeaders[name];
+  const stored = cached.headers;
+  for (const name in stored) if (!Object.hasOwn(extraHeaders, name)) headers[name] = stored[name];
   if (!cached.streamed) {
     headers['content-length'] = String(cached.body.length);
     res.writeHead(cached.status, headers);

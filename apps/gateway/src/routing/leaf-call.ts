@@ -167,7 +167,7 @@ export class LeafCaller {
    */
   private async served(leaf: PreparedLeaf, hit: CachedResponse): Promise<LeafOutcome> {
     const stream = hit.streamed || isEventStream(hit.headers['content-type']);
-    const { output } = await this.runOutput(leaf, hit.body, stream);
+    const { output } = await this.runOutput(leaf, hit.body, stream, false);
     const status = guardrailStatus({ input: leaf.input, output }, hit.status) ?? hit.status;
     return { kind: 'hit', leaf, hit, output, status, failed: false, final: true, discard: noop };
   }
@@ -301,6 +301,7 @@ export class LeafCaller {
       leaf,
       body,
       isEventStream(response.headers['content-type']),
+      true,
     );
     return {
       kind: 'held',
@@ -322,10 +323,14 @@ export class LeafCaller {
     leaf: PreparedLeaf,
     body: Buffer,
     stream: boolean,
+    /** The caller reads the answer's JSON even when no output guardrail runs (a held answer). */
+    keepJson: boolean,
   ): Promise<{ output: GuardrailOutcome | undefined; responseJson: unknown }> {
-    const responseJson = stream ? undefined : jsonOrUndefined(body);
     const list = leaf.node.settings.output_guardrails;
-    if (!list?.length || this.guardrailsOff) return { output: undefined, responseJson };
+    const runs = list !== undefined && list.length > 0 && !this.guardrailsOff;
+    // A cache hit without output guardrails is not parsed at all (it was a JSON.parse per hit).
+    const responseJson = stream || !(runs || keepJson) ? undefined : jsonOrUndefined(body);
+    if (!runs) return { output: undefined, responseJson };
     const output = await this.deps.guardrails(list, {
       phase: 'output',
       requestJson: leaf.json,
