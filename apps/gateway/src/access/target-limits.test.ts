@@ -49,6 +49,7 @@ describe('targetPolicyView', () => {
     const snapshot = snapshotOf(byKey, price);
     const view = targetPolicyView(snapshot, ORG);
     expect(view.policies).toBe(false);
+    expect(configRequestView(snapshot, ORG)).toBe(snapshot);
     expect(targetPolicyView(snapshot, ORG)).toBe(view);
     const next = snapshot.withChanges([{ ...byProvider, version: 2 }], 2);
     const changed = targetPolicyView(next, ORG);

@@ -132,7 +132,8 @@ function viewsOf(snapshot: Snapshot, organisationId: string) {
     }
     pair = {
       target: { snapshot: Snapshot.of(target, snapshot.revision, snapshot.builtAtMs), policies },
-      request: Snapshot.of(request, snapshot.revision, snapshot.builtAtMs),
+      // Nothing to leave out: the request reads the snapshot itself, no copy.
+      request: policies ? Snapshot.of(request, snapshot.revision, snapshot.builtAtMs) : snapshot,
     };
     byOrg.set(organisationId, pair);
   }

@@ -48,7 +48,7 @@ export interface LeafTarget {
    * The model a managed Azure deployment the leaf calls serves, when the provider lists it: limits
    * count it, since Azure answers with the deployment's model whatever the body names.
    */
-  readonly servedModel?: string;
+  readonly servedModel?: string | undefined;
 }
 
 /**
@@ -128,7 +128,7 @@ function managedTarget(
       : headers.forwardHeaders,
     timeoutMs: settings.request_timeout ?? headers.requestTimeoutMs,
     ref: managed.ref,
-    ...(servedModel === undefined ? {} : { servedModel }),
+    servedModel,
   };
 }
 
