@@ -62,7 +62,7 @@ describe('Bedrock AWS event streams', () => {
       estimated: false,
     };
     expect(json.usage.inputTokens).toBeGreaterThan(0);
-    expect(readResponseFacts('application/vnd.amazon.eventstream', undefined, bytes)).toEqual({
+    expect(readResponseFacts('application/vnd.amazon.eventstream', undefined, bytes, 'POST')).toEqual({
       usage: expected,
       model: undefined,
     });
@@ -86,7 +86,7 @@ describe('Bedrock AWS event streams', () => {
     const bytes = Buffer.from(
       await (await post(`/model/${MODEL}/invoke-with-response-stream`, body)).arrayBuffer(),
     );
-    const facts = readResponseFacts('application/vnd.amazon.eventstream', undefined, bytes);
+    const facts = readResponseFacts('application/vnd.amazon.eventstream', undefined, bytes, 'POST');
     expect(facts).toEqual({
       model: expect.stringContaining('claude'),
       usage: {

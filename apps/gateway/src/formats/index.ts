@@ -7,7 +7,7 @@ import { eventStreamPayloads } from './aws-event-stream.js';
 import { bedrock } from './bedrock.js';
 import { gemini } from './gemini.js';
 import { bodyModel, obj, str, TEXT_PARTS, userTurnIn } from './json.js';
-import { openai } from './openai.js';
+import { openai, usageOnRetrieval } from './openai.js';
 import { forEachSseData, forEachSseEvent } from './sse.js';
 import type { Json, Usage, UsagePart, UserMessageAt, WireFormat } from './types.js';
 import { completeUsage, mergeUsage } from './usage.js';
@@ -189,6 +189,16 @@ export function jsonFacts(body: unknown, format: WireFormat = anyFormat): Answer
   if (!o) return { usage: undefined, model: undefined };
   const usage = format.usage(o);
   return { usage: usage ? completeUsage(usage) : undefined, model: format.model(o) };
+}
+
+/**
+ * `jsonFacts` of a retrieval's answer (GET, HEAD, DELETE): its usage only when no creation reported
+ * it before (`usageOnRetrieval`: a batch, a background Response); the model it names either way.
+ */
+export function retrievalFacts(body: unknown): AnswerFacts {
+  const facts = jsonFacts(body);
+  const o = obj(body);
+  return o && usageOnRetrieval(o) ? facts : { usage: undefined, model: facts.model };
 }
 
 /** Answer text of a parsed JSON answer (an array: its chunks' text, concatenated). */

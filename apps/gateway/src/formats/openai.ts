@@ -79,6 +79,16 @@ function eventText(event: Json): string {
   return out;
 }
 
+/**
+ * An object whose usage arrives only when it is retrieved, its creation having answered before any
+ * model ran: a batch, and a Response created with `background: true` (created `queued`). The answer
+ * of any other retrieval (a stored chat completion, a foreground Response) repeats usage its
+ * creation already reported.
+ */
+export function usageOnRetrieval(body: Json): boolean {
+  return body.object === 'batch' || (body.object === 'response' && body.background === true);
+}
+
 function model(body: Json): string | undefined {
   return str(body.model) ?? str(obj(body.response)?.model);
 }

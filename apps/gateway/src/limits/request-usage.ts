@@ -31,11 +31,12 @@ export function settledUsage(
   contentType: string | undefined,
   head: Buffer | undefined,
   tail: Buffer,
+  method: string,
   model: string,
   providerType: string,
   media?: MediaUnits,
 ): ActualUsage | undefined {
-  return usageOf(readResponseFacts(contentType, head, tail), model, providerType, media);
+  return usageOf(readResponseFacts(contentType, head, tail, method), model, providerType, media);
 }
 
 /**

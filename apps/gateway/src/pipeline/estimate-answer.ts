@@ -10,13 +10,20 @@ import {
   requestText,
   streamText,
 } from '../formats/index.js';
-import type { ResponseFacts } from '../upstream/usage.js';
+import { isRetrieval, type ResponseFacts } from '../upstream/usage.js';
 import type { RequestContext } from './request-context.js';
 
-/** True when an answer went out whole (2xx), asked a model, and reported no usage. */
+/** True when an answer went out whole (2xx), asked a model, was no retrieval, and reported no usage. */
 export function needsEstimate(ctx: RequestContext, read: ResponseFacts | undefined): boolean {
   const status = ctx.result?.status ?? 0;
-  return read?.usage === undefined && status >= 200 && status < 300 && ctx.model !== '' && !ctx.result?.error;
+  return (
+    read?.usage === undefined &&
+    status >= 200 &&
+    status < 300 &&
+    ctx.model !== '' &&
+    !ctx.result?.error &&
+    !isRetrieval(ctx.method)
+  );
 }
 
 export async function estimateAnswer(

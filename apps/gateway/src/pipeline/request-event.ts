@@ -14,7 +14,7 @@ import { requestCost } from '../limits/index.js';
 import type { RoutingFacts } from '../routing/event-facts.js';
 import type { BodyCapture } from '../upstream/capture.js';
 import type { ForwardResult } from '../upstream/forward.js';
-import { estimateUsage, type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
+import { estimateUsage, isRetrieval, type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
 
 export interface RequestFacts {
   readonly id: string;
@@ -112,12 +112,16 @@ export function buildRequestEvent(
   const responseType = result?.contentType;
   const isStream = responseType?.startsWith('text/event-stream') ?? false;
   const responseFacts =
-    facts.responseFacts ?? readResponseFacts(responseType, facts.response.complete(), facts.response.tail());
+    facts.responseFacts ??
+    readResponseFacts(responseType, facts.response.complete(), facts.response.tail(), facts.method);
   const ok = result !== undefined && result.status >= 200 && result.status < 300;
-  // MCP messages are not model tokens: nothing is estimated for them.
+  // MCP messages are not model tokens, nor is a retrieval's answer (a listing, a file): nothing is
+  // estimated for them.
   const usage =
     responseFacts.usage ??
-    (ok && !facts.mcp ? estimateUsage(facts.request.total, facts.response.total) : undefined);
+    (ok && !facts.mcp && !isRetrieval(facts.method)
+      ? estimateUsage(facts.request.total, facts.response.total)
+      : undefined);
   const error = facts.gatewayError ?? result?.error;
   const upstreamUs = result?.endedAt ? micros(result.endedAt - result.upstreamStartedAt) : 0;
   const ref = facts.providerRef;

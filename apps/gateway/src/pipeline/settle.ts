@@ -22,7 +22,7 @@ export function settleAndPublish(ctx: RequestContext, publish: Publish): void {
   if (ctx.kind === 'http' && !ctx.heldAnswer && outcome) {
     const read =
       facts.responseFacts ??
-      readResponseFacts(outcome.contentType, facts.response.complete(), facts.response.tail());
+      readResponseFacts(outcome.contentType, facts.response.complete(), facts.response.tail(), ctx.method);
     facts.responseFacts = read;
     if (needsEstimate(ctx, read)) {
       // The tokenizer may still be loading: settle and publish once the estimate is made.
@@ -79,7 +79,15 @@ function finish(
       const model = ctx.model || (media?.model ?? '');
       if (held) {
         void admission.settle(
-          settledUsage(held.contentType, held.body, held.body, model, facts.provider, media?.units),
+          settledUsage(
+            held.contentType,
+            held.body,
+            held.body,
+            ctx.method,
+            model,
+            facts.provider,
+            media?.units,
+          ),
         );
       } else {
         // Read once in settleAndPublish: the request event reuses it.

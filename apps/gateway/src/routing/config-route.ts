@@ -96,6 +96,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
       deps.limits &&
       parts.managed &&
       new TargetAdmissions(deps.limits, parts.managed, {
+        method: parts.method,
         path: parts.path,
         contentType: req.headers['content-type'],
       });

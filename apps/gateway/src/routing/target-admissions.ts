@@ -25,6 +25,8 @@ export interface AdmittedLeaf {
 
 /** The request the config runs on, as a media charge reads it. */
 export interface AdmittedRequest {
+  /** A retrieval's answer is charged only for usage no creation reported (upstream/usage.ts). */
+  readonly method: string;
   /** Below `/v1`. */
   readonly path: string;
   readonly contentType: string | undefined;
@@ -129,6 +131,7 @@ export class TargetAdmissions {
         answer.contentType,
         answer.head,
         answer.tail,
+        this.request.method,
         model,
         entry.attempt.provider,
         media?.units,

@@ -178,7 +178,11 @@ describe("a config target's admission reserves the media units asked for", () =>
         subject: subject({ apiKeyId: `key-${model || 'none'}`, model }),
       }),
     };
-    const admissions = new TargetAdmissions(limits, resolver, { path, contentType: 'application/json' });
+    const admissions = new TargetAdmissions(limits, resolver, {
+      method: 'POST',
+      path,
+      contentType: 'application/json',
+    });
     const leaf = (json: { model?: string; prompt: string; n: number }) => ({
       provider: 'openai',
       ref: undefined,

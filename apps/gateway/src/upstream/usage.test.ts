@@ -19,6 +19,7 @@ describe('readResponseFacts', () => {
           },
         }),
         Buffer.alloc(0),
+        'POST',
       ),
     ).toEqual({
       model: 'gpt-4o-2024',
@@ -29,6 +30,7 @@ describe('readResponseFacts', () => {
         'application/json',
         json({ usage: { input_tokens: 7, output_tokens: 3 } }),
         Buffer.alloc(0),
+        'POST',
       ).usage,
     ).toMatchObject({
       inputTokens: 7,
@@ -40,6 +42,7 @@ describe('readResponseFacts', () => {
         'application/json',
         json({ usage: { inputTokens: 2, outputTokens: 1, totalTokens: 3 } }),
         Buffer.alloc(0),
+        'POST',
       ).usage?.totalTokens,
     ).toBe(3);
     expect(
@@ -47,6 +50,7 @@ describe('readResponseFacts', () => {
         'application/json; charset=utf-8',
         json({ usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 6, totalTokenCount: 10 } }),
         Buffer.alloc(0),
+        'POST',
       ).usage,
     ).toMatchObject({ inputTokens: 4, outputTokens: 6, totalTokens: 10 });
   });
@@ -58,7 +62,7 @@ describe('readResponseFacts', () => {
       'data: [DONE]',
       '',
     ].join('\n\n');
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(openai))).toEqual({
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(openai), 'POST')).toEqual({
       model: 'gpt-x',
       usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
     });
@@ -67,7 +71,9 @@ describe('readResponseFacts', () => {
       'event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":12}}',
       'event: message_stop\ndata: {"type":"message_stop"}',
     ].join('\n\n');
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(anthropic)).usage).toMatchObject({
+    expect(
+      readResponseFacts('text/event-stream', undefined, Buffer.from(anthropic), 'POST').usage,
+    ).toMatchObject({
       inputTokens: 9,
       outputTokens: 12,
       totalTokens: 21,
@@ -84,7 +90,7 @@ describe('readResponseFacts', () => {
       'data: [DONE]',
       '',
     ].join('\n\n');
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual({
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream), 'POST')).toEqual({
       model: 'gpt-early',
       usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
     });
@@ -95,7 +101,7 @@ describe('readResponseFacts', () => {
       'data: {"choices":[{"usage":null}],"usage":{"completion_tokens":7}}',
       '',
     ].join('\n\n');
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(beside)).usage).toEqual({
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(beside), 'POST').usage).toEqual({
       inputTokens: 1,
       outputTokens: 7,
       totalTokens: 9,
@@ -103,7 +109,7 @@ describe('readResponseFacts', () => {
       estimated: false,
     });
     const onlyNull = [chunk('a'), chunk('b'), ''].join('\n\n');
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(onlyNull))).toEqual({
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(onlyNull), 'POST')).toEqual({
       model: 'gpt-early',
       usage: undefined,
     });
@@ -120,7 +126,7 @@ describe('readResponseFacts', () => {
     ].join('\n\n');
     const parse = vi.spyOn(JSON, 'parse');
     try {
-      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual({
+      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream), 'POST')).toEqual({
         model: 'gpt-x',
         usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
       });
@@ -154,8 +160,10 @@ describe('readResponseFacts', () => {
     ];
     for (let i = 0; i < 300; i++) {
       const text = Array.from({ length: 1 + (i % 9) }, () => pick(lines)).join(pick(['\n', '\n\n']));
-      const fast = readResponseFacts('text/event-stream', undefined, Buffer.from(text));
-      expect(fast).toEqual(readResponseFacts('text/event-stream', undefined, Buffer.from(byLine(text))));
+      const fast = readResponseFacts('text/event-stream', undefined, Buffer.from(text), 'POST');
+      expect(fast).toEqual(
+        readResponseFacts('text/event-stream', undefined, Buffer.from(byLine(text)), 'POST'),
+      );
     }
   });
 
@@ -171,10 +179,14 @@ describe('readResponseFacts', () => {
       model: 'gpt-x',
       usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5, cachedInputTokens: 0, estimated: false },
     };
-    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(multiline))).toEqual(expected);
+    expect(readResponseFacts('text/event-stream', undefined, Buffer.from(multiline), 'POST')).toEqual(
+      expected,
+    );
     for (const eol of ['\r', '\r\n']) {
       const stream = `: comment${eol}${multiline.split('\n').join(eol)}`;
-      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream))).toEqual(expected);
+      expect(readResponseFacts('text/event-stream', undefined, Buffer.from(stream), 'POST')).toEqual(
+        expected,
+      );
     }
   });
 
@@ -189,7 +201,7 @@ describe('readResponseFacts', () => {
         output_tokens: 5,
       },
     });
-    expect(readResponseFacts('application/json', body, Buffer.alloc(0)).usage).toEqual({
+    expect(readResponseFacts('application/json', body, Buffer.alloc(0), 'POST').usage).toEqual({
       inputTokens: 150,
       outputTokens: 5,
       totalTokens: 155,
@@ -208,7 +220,7 @@ describe('readResponseFacts', () => {
         modelVersion: 'gemini-2.0-flash',
       },
     ]);
-    expect(readResponseFacts('application/json', chunks, Buffer.alloc(0))).toEqual({
+    expect(readResponseFacts('application/json', chunks, Buffer.alloc(0), 'POST')).toEqual({
       model: 'gemini-2.0-flash',
       usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6, cachedInputTokens: 0, estimated: false },
     });
@@ -222,7 +234,9 @@ describe('readResponseFacts', () => {
     });
     for (let i = 0; i < body.length; i += 1000) capture.push(body.subarray(i, i + 1000));
     expect(capture.truncated).toBe(true);
-    expect(readResponseFacts('application/json', capture.complete(), capture.tail()).usage).toMatchObject({
+    expect(
+      readResponseFacts('application/json', capture.complete(), capture.tail(), 'POST').usage,
+    ).toMatchObject({
       inputTokens: 8,
       totalTokens: 8,
     });
@@ -230,10 +244,10 @@ describe('readResponseFacts', () => {
 
   it('returns no usage for bodies without any, and estimates from sizes on request', () => {
     expect(
-      readResponseFacts('application/json', json({ object: 'list' }), Buffer.alloc(0)).usage,
+      readResponseFacts('application/json', json({ object: 'list' }), Buffer.alloc(0), 'POST').usage,
     ).toBeUndefined();
     expect(
-      readResponseFacts('application/octet-stream', Buffer.from('x'), Buffer.alloc(0)).usage,
+      readResponseFacts('application/octet-stream', Buffer.from('x'), Buffer.alloc(0), 'POST').usage,
     ).toBeUndefined();
     expect(estimateUsage(40, 9)).toEqual({
       inputTokens: 10,

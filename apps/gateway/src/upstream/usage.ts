@@ -5,6 +5,7 @@ import {
   awsEventStreamFacts,
   estimateUsageFromSizes,
   jsonFacts,
+  retrievalFacts,
   streamFacts,
   type Usage,
 } from '../formats/index.js';
@@ -39,11 +40,26 @@ function trailingUsage(text: string): Usage | undefined {
   return undefined;
 }
 
-/** Usage and model from the head (whole JSON body) or tail (stream end) of a response. */
+/** Methods that read or remove what exists: their answers are no model call of their own. */
+const RETRIEVALS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+
+/** Whether a request only reads or removes what exists (its answer's usage is not new usage). */
+export function isRetrieval(method: string): boolean {
+  return RETRIEVALS.has(method);
+}
+
+/**
+ * Usage and model from the head (whole JSON body) or tail (stream end) of a response to a request
+ * with this method. A retrieval's JSON answer reports usage only for an object whose creation could
+ * not (formats' `retrievalFacts`: a batch, a background Response); an event stream answering a
+ * retrieval is a background Response's generation resumed (`GET /responses/{id}?stream=true`), read
+ * as any stream.
+ */
 export function readResponseFacts(
   contentType: string | undefined,
   head: Buffer | undefined,
   tail: Buffer,
+  method: string,
 ): ResponseFacts {
   if (contentType?.startsWith('text/event-stream')) {
     return streamFacts(tail);
@@ -51,14 +67,17 @@ export function readResponseFacts(
   // Bedrock's streams; the tail is enough (usage is in the last messages).
   if (contentType?.startsWith('application/vnd.amazon.eventstream')) return awsEventStreamFacts(tail);
   if (!contentType?.includes('json')) return { usage: undefined, model: undefined };
-  if (!head) return { usage: trailingUsage(tail.toString('utf8')), model: undefined };
+  const retrieval = isRetrieval(method);
+  // Larger than the capture: the usage of a model call's answer sits at its end; a retrieval's
+  // cannot be told from a repeat without the whole object.
+  if (!head) return { usage: retrieval ? undefined : trailingUsage(tail.toString('utf8')), model: undefined };
   let body: unknown;
   try {
     body = JSON.parse(head.toString('utf8'));
   } catch {
     return { usage: undefined, model: undefined };
   }
-  return jsonFacts(body);
+  return retrieval ? retrievalFacts(body) : jsonFacts(body);
 }
 
 /** Rough count (4 bytes a token) used only when the provider reported no usage and the texts are

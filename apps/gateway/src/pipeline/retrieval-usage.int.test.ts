@@ -1,0 +1,159 @@
+// A retrieval is not new usage: the answer of a GET that repeats what its creation already charged
+// (a stored chat completion, a response) is neither charged to budgets nor logged as tokens, and a
+// listing's size is never taken for tokens. Two objects are charged when retrieved, because their
+// creation could not be: a Batch and a Response created with `background: true`. Real Redis; the
+// provider is a local server answering OpenAI's documented retrieval shapes.
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageLimitType } from '@aigw/proto';
+import { test } from '@aigw/testkit';
+import { afterEach, describe, expect } from 'vitest';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
+import { gpt4oPrice, makeLimits, usagePolicy } from '../limits/limits.test-support.js';
+
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  total_tokens: input + output,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens_details: { reasoning_tokens: 0 },
+});
+
+/** What OpenAI answers these retrievals (API reference: chat completions, responses, batches, models). */
+const ANSWERS: Record<string, unknown> = {
+  '/v1/chat/completions/chatcmpl-stored': {
+    id: 'chatcmpl-stored',
+    object: 'chat.completion',
+    created: 1_764_000_000,
+    model: 'gpt-4o-2024-08-06',
+    choices: [{ index: 0, message: { role: 'assistant', content: 'stored' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 1000, completion_tokens: 1000, total_tokens: 2000 },
+  },
+  '/v1/responses/resp_foreground': {
+    id: 'resp_foreground',
+    object: 'response',
+    status: 'completed',
+    background: false,
+    model: 'gpt-4o-2024-08-06',
+    output: [],
+    usage: usage(1000, 1000),
+  },
+  '/v1/responses/resp_background': {
+    id: 'resp_background',
+    object: 'response',
+    status: 'completed',
+    background: true,
+    model: 'gpt-4o-2024-08-06',
+    output: [],
+    usage: usage(30, 20),
+  },
+  '/v1/batches/batch_done': {
+    id: 'batch_done',
+    object: 'batch',
+    endpoint: '/v1/chat/completions',
+    model: 'gpt-4o-2024-08-06',
+    input_file_id: 'file-in',
+    completion_window: '24h',
+    status: 'completed',
+    output_file_id: 'file-out',
+    created_at: 1_764_000_000,
+    completed_at: 1_764_000_600,
+    request_counts: { total: 2, completed: 2, failed: 0 },
+    usage: usage(300, 200),
+  },
+  '/v1/models': {
+    object: 'list',
+    data: Array.from({ length: 40 }, (_, i) => ({ id: `model-${i}`, object: 'model', owned_by: 'openai' })),
+  },
+};
+
+let gw: ControlPlaneGateway | undefined;
+let upstream: Server | undefined;
+
+afterEach(async () => {
+  await gw?.close();
+  gw = undefined;
+  upstream?.closeAllConnections();
+  upstream?.close();
+  upstream = undefined;
+});
+
+async function startUpstream(): Promise<string> {
+  upstream = createServer((req, res) => {
+    const answer = ANSWERS[(req.url ?? '').split('?')[0] ?? ''];
+    res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(answer ?? { error: { message: 'not found' } }));
+  });
+  upstream.listen(0, '127.0.0.1');
+  await new Promise((resolve) => upstream?.once('listening', resolve));
+  return `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+}
+
+describe('retrievals and usage', () => {
+  test('a retrieval is charged only for what its creation could not charge, and a listing is no tokens', async ({
+    redis,
+  }) => {
+    const host = await startUpstream();
+    const org = randomUUID();
+    const ws = randomUUID();
+    const int = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits);
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws),
+      integration(int, org, { credentials: { api_key: 'sk-managed' }, options: { custom_host: host } }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      gpt4oPrice(),
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 1_000_000,
+          conditions: [{ key: 'workspace_id', value: ws }],
+          groupBy: [{ key: 'workspace_id' }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const get = async (path: string) => {
+      const traceId = randomUUID();
+      const res = await fetch(`${gw?.base}${path}`, {
+        headers: {
+          'x-service-api-key': key,
+          'x-service-provider': '@openai-prod',
+          'x-service-trace-id': traceId,
+        },
+      });
+      expect(res.status, path).toBe(200);
+      await res.text();
+      const event = await (gw as ControlPlaneGateway).eventFor(traceId);
+      return { tokens: event.tokens, cost: event.cost, charged: event.usageCharges[0]?.amount };
+    };
+
+    // Repeats of what the creation charged: no tokens, no cost, nothing added to the budget.
+    for (const path of ['/v1/chat/completions/chatcmpl-stored', '/v1/responses/resp_foreground']) {
+      expect(await get(path), path).toEqual({ tokens: undefined, cost: undefined, charged: 0 });
+    }
+    // A listing is not a model call: its size is not tokens either.
+    expect(await get('/v1/models')).toEqual({ tokens: undefined, cost: undefined, charged: 0 });
+
+    // A background response and a batch report their usage only when retrieved: charged then.
+    const background = await get('/v1/responses/resp_background');
+    expect(background.tokens).toMatchObject({ inputTokens: 30, outputTokens: 20, totalTokens: 50 });
+    expect(background.charged).toBe(50);
+    expect(background.cost?.amountMicros).toBeGreaterThan(0);
+    const batch = await get('/v1/batches/batch_done');
+    expect(batch.tokens).toMatchObject({ inputTokens: 300, outputTokens: 200, totalTokens: 500 });
+    expect(batch.charged).toBe(500);
+  });
+});
