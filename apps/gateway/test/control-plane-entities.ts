@@ -17,6 +17,7 @@ import {
 } from '@aigw/proto';
 import { createLogger } from '@aigw/runtime';
 import { credentialsAad, parseMasterKey, sealSecret } from '@aigw/secret-box';
+import type { Redis } from 'ioredis';
 import { accessFromConfig, hashApiKey } from '../src/access/index.js';
 import { loadGatewayConfig } from '../src/config.js';
 import type { Limits } from '../src/limits/index.js';
@@ -366,6 +367,7 @@ export async function startControlPlaneGateway(
   env: Record<string, string> = {},
   mockOptions: MockOptions = {},
   limits?: Limits,
+  redis?: Redis,
 ): Promise<ControlPlaneGateway> {
   const mock = await createMockProvider(mockOptions);
   const config = loadGatewayConfig({
@@ -386,6 +388,7 @@ export async function startControlPlaneGateway(
     log,
     access,
     limits,
+    redis,
   });
   const server: Server = createServer((req, res) => void pipeline.http(req, res));
   server.on('upgrade', (req, socket, head) => void pipeline.upgrade(req, socket, head));

@@ -164,6 +164,16 @@ export function requestText(request: unknown): string {
 export interface AnswerFacts {
   usage: Usage | undefined;
   model: string | undefined;
+  /**
+   * The id of the object this usage belongs to, when that object reports it again whenever it is
+   * read (`usageOnRetrieval`: a batch, a background Response): it is charged once under that id.
+   */
+  chargedOnce?: string | undefined;
+}
+
+/** `chargedOnce` of an answer object (or of the Response a stream event carries) with usage. */
+function chargedOnceOf(o: Json): string | undefined {
+  return usageOnRetrieval(o) ? str(o.id) : undefined;
 }
 
 /** Usage and model of a parsed JSON answer; an array (Gemini's stream without alt=sse) is read as
@@ -188,7 +198,11 @@ export function jsonFacts(body: unknown, format: WireFormat = anyFormat): Answer
   const o = obj(body);
   if (!o) return { usage: undefined, model: undefined };
   const usage = format.usage(o);
-  return { usage: usage ? completeUsage(usage) : undefined, model: format.model(o) };
+  if (!usage) return { usage: undefined, model: format.model(o) };
+  const facts: AnswerFacts = { usage: completeUsage(usage), model: format.model(o) };
+  const once = chargedOnceOf(o);
+  if (once !== undefined) facts.chargedOnce = once;
+  return facts;
 }
 
 /**
@@ -278,14 +292,22 @@ export function streamFacts(body: string | Buffer, format: WireFormat = anyForma
   }
   const found: UsagePart = {};
   let any = false;
+  let once: string | undefined;
   for (let i = parsed.length - 1; i >= 0; i--) {
-    const usage = format.eventUsage(parsed[i] as Json);
+    const event = parsed[i] as Json;
+    const usage = format.eventUsage(event);
     if (usage) {
       mergeUsage(found, usage);
       any = true;
+      // A Responses stream's last event carries the whole Response (a background one: charged once).
+      const response = obj(event.response);
+      if (response) once = chargedOnceOf(response) ?? once;
     }
   }
-  return { usage: any ? completeUsage(found) : undefined, model };
+  if (!any) return { usage: undefined, model };
+  const facts: AnswerFacts = { usage: completeUsage(found), model };
+  if (once !== undefined) facts.chargedOnce = once;
+  return facts;
 }
 
 /**

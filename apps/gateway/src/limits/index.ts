@@ -33,7 +33,6 @@ export {
   admissionHeaders,
   LIMITS_DEGRADED_HEADER,
   requestEstimate,
-  settledUsage,
   usageOf,
 } from './request-usage.js';
 export type { IntegrationWorkspaceLimits, LimitSubject } from './subject.js';

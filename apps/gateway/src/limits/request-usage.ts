@@ -3,7 +3,7 @@
 
 import type { MediaUnits } from '@aigw/pricing';
 import { requestMediaUnits } from '../formats/index.js';
-import { type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
+import type { ResponseFacts } from '../upstream/usage.js';
 import type { ActualUsage } from './charges.js';
 import type { Admission, RequestEstimate } from './limits.js';
 
@@ -24,24 +24,10 @@ export function requestEstimate(json: unknown, bodyBytes: number, path?: string)
 }
 
 /**
- * The answer's usage as settle takes it (undefined when it reported none and made none). `media`:
- * the units a successful image or audio call was measured at (formats' measuredMediaUnits).
- */
-export function settledUsage(
-  contentType: string | undefined,
-  head: Buffer | undefined,
-  tail: Buffer,
-  method: string,
-  model: string,
-  providerType: string,
-  media?: MediaUnits,
-): ActualUsage | undefined {
-  return usageOf(readResponseFacts(contentType, head, tail, method), model, providerType, media);
-}
-
-/**
- * `settledUsage` of an answer already read (the request event reuses what settle read). Media units
- * are charged with no token usage too: an image answer reports none.
+ * The answer's usage as settle takes it, from its facts (read once: the request event reuses them);
+ * undefined when it reported none and made none. `media`: the units a successful image or audio call
+ * was measured at (formats' measuredMediaUnits), charged with no token usage too (an image answer
+ * reports none).
  */
 export function usageOf(
   facts: ResponseFacts,

@@ -6,12 +6,14 @@ import { eventProviderRef } from '../access/index.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import type { ConfigRoute } from '../routing/config-route.js';
 import type { RequestContext } from './request-context.js';
+import { claimedFacts, type UsageClaims } from './usage-claims.js';
 
 export async function callConfig(
   ctx: RequestContext,
   config: NormalisedConfig,
   configRoute: ConfigRoute,
   res: ServerResponse,
+  claims: UsageClaims,
 ): Promise<void> {
   const extra = ctx.limitHeaders;
   if (extra) for (const name in extra) res.setHeader(name, extra[name] as string);
@@ -25,6 +27,8 @@ export async function callConfig(
     managed: ctx.access?.leaves,
     metadata: ctx.facts.metadata,
     preread: { body: ctx.body ?? Buffer.alloc(0), json: ctx.json },
+    // The targets' own limits charge what the request's settle charges: one claim for both.
+    claimUsage: (facts) => claimedFacts(ctx, claims, facts),
   });
   const { facts } = ctx;
   facts.provider = served.provider;

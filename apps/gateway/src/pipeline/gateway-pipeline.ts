@@ -40,6 +40,7 @@ import { resolveRoute } from './resolve-route.js';
 import { type Publish, settleAndPublish } from './settle.js';
 import { translateRequest } from './translate-request.js';
 import { keepUpload } from './upload-capture.js';
+import { createUsageClaims } from './usage-claims.js';
 
 export interface PipelineDeps {
   readonly config: GatewayConfig;
@@ -88,6 +89,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
   const callDeps = { idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES };
   const realtime = createRealtimeRelay({ log, limits: deps.limits });
   const mcpDeps = { ...callDeps, credentials: new McpCredentials(config.MASTER_KEY, customHosts, log) };
+  const claims = createUsageClaims(deps.redis, log);
 
   /** An MCP request: who, may they (`mcp.invoke`, the server's user access), limits, the relay. */
   async function mcp(ctx: RequestContext, res: ServerResponse): Promise<void> {
@@ -157,7 +159,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
           await readConfigBody(ctx, bodyDeps);
           // The config's targets decide the provider: each call of a target is admitted for it.
           await admitLimits(ctx, deps.limits, '');
-          await callConfig(ctx, route.config, configRoute, res);
+          await callConfig(ctx, route.config, configRoute, res, claims);
         } else if (route?.kind === 'target') {
           await readTargetBody(ctx, route.target, bodyDeps);
           translateRequest(ctx, route.target);
@@ -171,9 +173,13 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
         // Drain an unread body so the connection can be reused.
         if (!req.readableEnded) req.resume();
       }
-      if (!hold) return settleAndPublish(ctx, deps.publish);
+      if (!hold) return settleAndPublish(ctx, deps.publish, claims);
       try {
-        settleAndPublish(ctx, keptPublish(deps.publish, deps.whenKept as (done: () => void) => void, hold));
+        settleAndPublish(
+          ctx,
+          keptPublish(deps.publish, deps.whenKept as (done: () => void) => void, hold),
+          claims,
+        );
       } catch (err) {
         hold.release();
         throw err;
@@ -203,7 +209,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
         if (socket.writable) writeErrorToSocket(socket, error, extra);
         else socket.destroy();
       }
-      settleAndPublish(ctx, deps.publish);
+      settleAndPublish(ctx, deps.publish, claims);
     },
   };
 }

@@ -75,6 +75,8 @@ export interface RequestContext {
   turnCharges: (() => readonly UsageCharge[]) | undefined;
   /** Usage a stage read itself (the stream usage the client did not ask for, realtime turns). */
   usage: ResponseFacts | undefined;
+  /** Claims of usage charged once (usage-claims.ts), by object id: one per request and object. */
+  usageClaims: Map<string, Promise<boolean>> | undefined;
   /** The request is sent in the provider's own API and its answer translated back (translate-request.ts). */
   translation: Translation | undefined;
 }
@@ -134,6 +136,7 @@ export function createContext(
     usageInjected: false,
     turnCharges: undefined,
     usage: undefined,
+    usageClaims: undefined,
     translation: undefined,
   };
 }

@@ -1,18 +1,20 @@
 // A retrieval is not new usage: the answer of a GET that repeats what its creation already charged
 // (a stored chat completion, a response) is neither charged to budgets nor logged as tokens, and a
 // listing's size is never taken for tokens. Two objects are charged when retrieved, because their
-// creation could not be: a Batch and a Response created with `background: true`. Real Redis; the
-// provider is a local server answering OpenAI's documented retrieval shapes.
+// creation could not be: a Batch and a Response created with `background: true`; and those once,
+// however often they are read, on whichever replica (claims in Redis). Real Redis; the provider is
+// a local server answering OpenAI's documented shapes.
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UsageLimitType } from '@aigw/proto';
+import { type Entity, EntityKind, EntityStatus, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import {
   apiKey,
   type ControlPlaneGateway,
   integration,
+  managedTenant,
   organisation,
   provider,
   startControlPlaneGateway,
@@ -70,6 +72,15 @@ const ANSWERS: Record<string, unknown> = {
     request_counts: { total: 2, completed: 2, failed: 0 },
     usage: usage(300, 200),
   },
+  '/v1/responses/resp_streamed': {
+    id: 'resp_streamed',
+    object: 'response',
+    status: 'completed',
+    background: true,
+    model: 'gpt-4o-2024-08-06',
+    output: [],
+    usage: usage(7, 3),
+  },
   '/v1/models': {
     object: 'list',
     data: Array.from({ length: 40 }, (_, i) => ({ id: `model-${i}`, object: 'model', owned_by: 'openai' })),
@@ -89,6 +100,19 @@ afterEach(async () => {
 
 async function startUpstream(): Promise<string> {
   upstream = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/v1/responses') {
+      // A background Response created streaming: its generation streams, and ends with its usage.
+      req.resume();
+      const done = { ...(ANSWERS['/v1/responses/resp_streamed'] as object) };
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(
+        `event: response.created\ndata: ${JSON.stringify({ type: 'response.created', response: { ...done, status: 'queued', usage: null } })}\n\n`,
+      );
+      res.end(
+        `event: response.completed\ndata: ${JSON.stringify({ type: 'response.completed', response: done })}\n\n`,
+      );
+      return;
+    }
     const answer = ANSWERS[(req.url ?? '').split('?')[0] ?? ''];
     res.writeHead(answer ? 200 : 404, { 'content-type': 'application/json' });
     res.end(JSON.stringify(answer ?? { error: { message: 'not found' } }));
@@ -107,8 +131,10 @@ describe('retrievals and usage', () => {
     const ws = randomUUID();
     const int = randomUUID();
     const key = `aigw_${randomUUID()}`;
-    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits);
-    gw.use([
+    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
+    // A second replica on the same Redis.
+    const replica = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
+    const tenant = [
       organisation(org),
       workspace(ws, org),
       apiKey(key, org, ws),
@@ -124,28 +150,39 @@ describe('retrievals and usage', () => {
         }),
         organisationId: org,
       },
-    ]);
-    const get = async (path: string) => {
+    ];
+    gw.use(tenant);
+    replica.use(tenant);
+    const call = async (
+      path: string,
+      on: ControlPlaneGateway = gw as ControlPlaneGateway,
+      body?: unknown,
+    ) => {
       const traceId = randomUUID();
-      const res = await fetch(`${gw?.base}${path}`, {
+      const res = await fetch(`${on.base}${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
         headers: {
           'x-service-api-key': key,
           'x-service-provider': '@openai-prod',
           'x-service-trace-id': traceId,
+          'content-type': 'application/json',
         },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       expect(res.status, path).toBe(200);
       await res.text();
-      const event = await (gw as ControlPlaneGateway).eventFor(traceId);
+      const event = await on.eventFor(traceId);
       return { tokens: event.tokens, cost: event.cost, charged: event.usageCharges[0]?.amount };
     };
+    const get = (path: string, on?: ControlPlaneGateway) => call(path, on);
+    const nothing = { tokens: undefined, cost: undefined, charged: 0 };
 
     // Repeats of what the creation charged: no tokens, no cost, nothing added to the budget.
     for (const path of ['/v1/chat/completions/chatcmpl-stored', '/v1/responses/resp_foreground']) {
-      expect(await get(path), path).toEqual({ tokens: undefined, cost: undefined, charged: 0 });
+      expect(await get(path), path).toEqual(nothing);
     }
     // A listing is not a model call: its size is not tokens either.
-    expect(await get('/v1/models')).toEqual({ tokens: undefined, cost: undefined, charged: 0 });
+    expect(await get('/v1/models')).toEqual(nothing);
 
     // A background response and a batch report their usage only when retrieved: charged then.
     const background = await get('/v1/responses/resp_background');
@@ -155,5 +192,95 @@ describe('retrievals and usage', () => {
     const batch = await get('/v1/batches/batch_done');
     expect(batch.tokens).toMatchObject({ inputTokens: 300, outputTokens: 200, totalTokens: 500 });
     expect(batch.charged).toBe(500);
+
+    // Once: read again, on this replica or another, they are repeats.
+    for (const path of ['/v1/responses/resp_background', '/v1/batches/batch_done']) {
+      expect(await get(path), path).toEqual(nothing);
+      expect(await get(path, replica), path).toEqual(nothing);
+    }
+
+    // A background Response created streaming is charged by its stream; reading it back is a repeat.
+    const created = await call('/v1/responses', gw, {
+      model: 'gpt-4o',
+      input: 'hi',
+      background: true,
+      stream: true,
+    });
+    expect(created.tokens).toMatchObject({ inputTokens: 7, outputTokens: 3 });
+    expect(created.charged).toBe(10);
+    expect(await get('/v1/responses/resp_streamed', replica)).toEqual(nothing);
+    await replica.close();
+  });
+});
+
+describe('prompt completions and usage', () => {
+  test("a prompt completion is charged its answer's usage, as the chat completion it is", async ({
+    redis,
+  }) => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits);
+    const prompt: Entity = {
+      kind: EntityKind.PROMPT,
+      id: randomUUID(),
+      version: 1,
+      tombstone: false,
+      organisationId: org,
+      workspaceId: ws,
+      updatedAtMs: 0,
+      body: {
+        $case: 'prompt',
+        value: {
+          name: 'Greeting',
+          slug: 'greeting',
+          collectionId: '',
+          status: EntityStatus.ACTIVE,
+          defaultVersion: 1,
+          versions: [
+            {
+              version: 1,
+              template: JSON.stringify([{ role: 'user', content: 'Say hello to {{name}}' }]),
+              model: 'gpt-4o',
+              parametersJson: '{}',
+              variableDefaultsJson: '{}',
+              provider: '@openai-prod',
+            },
+          ],
+          labels: {},
+        },
+      },
+    };
+    gw.use([
+      ...managedTenant(gw, { org, ws, key }),
+      gpt4oPrice(),
+      prompt,
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 1_000_000,
+          conditions: [{ key: 'workspace_id', value: ws }],
+          groupBy: [{ key: 'workspace_id' }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    for (const stream of [false, true]) {
+      const traceId = randomUUID();
+      const res = await fetch(`${gw.base}/v1/prompts/greeting/completions`, {
+        method: 'POST',
+        headers: {
+          'x-service-api-key': key,
+          'x-service-trace-id': traceId,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ variables: { name: 'Ada' }, stream }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      const event = await gw.eventFor(traceId);
+      expect(event.tokens?.totalTokens, `stream: ${stream}`).toBeGreaterThan(0);
+      expect(event.usageCharges[0]?.amount, `stream: ${stream}`).toBe(event.tokens?.totalTokens);
+    }
   });
 });

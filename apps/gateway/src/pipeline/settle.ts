@@ -3,47 +3,82 @@
 // event. The event is built later, by the publisher, from what is frozen here (a late 'aborted' or
 // chunk after the close must not change it).
 import type { RequestEvent } from '@aigw/proto';
-import { settledUsage, usageOf } from '../limits/index.js';
-import { readResponseFacts } from '../upstream/usage.js';
+import { usageOf } from '../limits/index.js';
+import { type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
 import { estimateAnswer, needsEstimate } from './estimate-answer.js';
 import { type MediaCharge, mediaCharge } from './media-charge.js';
 import type { RequestContext } from './request-context.js';
 import { buildRequestEvent } from './request-event.js';
+import { claimedFacts, type UsageClaims } from './usage-claims.js';
 
 export type Publish = (event: () => RequestEvent) => void;
 
-export function settleAndPublish(ctx: RequestContext, publish: Publish): void {
+export function settleAndPublish(ctx: RequestContext, publish: Publish, claims: UsageClaims): void {
   const completedAt = Date.now();
   const { facts } = ctx;
   facts.request.seal();
   facts.response.seal();
   const outcome = ctx.result && { ...ctx.result };
   if (ctx.usage) facts.responseFacts = ctx.usage;
-  if (ctx.kind === 'http' && !ctx.heldAnswer && outcome) {
-    const read =
-      facts.responseFacts ??
-      readResponseFacts(outcome.contentType, facts.response.complete(), facts.response.tail(), ctx.method);
-    facts.responseFacts = read;
-    if (needsEstimate(ctx, read)) {
-      // The tokenizer may still be loading: settle and publish once the estimate is made.
-      estimateAnswer(ctx, read).then(
-        (estimated) => {
-          facts.responseFacts = estimated;
-          finish(ctx, publish, outcome, completedAt);
-        },
-        () => finish(ctx, publish, outcome, completedAt),
-      );
-      return;
-    }
+  // Model calls: a plain or config request, or a prompt completion (MCP messages and realtime
+  // turns are charged by their own stages).
+  if ((ctx.kind !== 'http' && ctx.kind !== 'prompt') || !outcome) {
+    finish(ctx, publish, outcome, completedAt, undefined);
+    return;
   }
-  finish(ctx, publish, outcome, completedAt);
+  // What the client got (the event reports it) and a config's held answer, the provider's own
+  // (settle charges it): usage an earlier answer claimed (usage-claims.ts) is a repeat in both.
+  const held = ctx.heldAnswer;
+  const read = claimedFacts(
+    ctx,
+    claims,
+    facts.responseFacts ??
+      readResponseFacts(outcome.contentType, facts.response.complete(), facts.response.tail(), ctx.method),
+  );
+  const heldRead =
+    held && claimedFacts(ctx, claims, readResponseFacts(held.contentType, held.body, held.body, ctx.method));
+  if (read instanceof Promise || heldRead instanceof Promise) {
+    Promise.all([read, heldRead]).then(
+      ([answer, provider]) => settleRead(ctx, publish, outcome, completedAt, answer, provider),
+      () => settleRead(ctx, publish, outcome, completedAt, NO_FACTS, held && NO_FACTS),
+    );
+    return;
+  }
+  settleRead(ctx, publish, outcome, completedAt, read, heldRead);
 }
 
+const NO_FACTS: ResponseFacts = Object.freeze({ usage: undefined, model: undefined });
+
+function settleRead(
+  ctx: RequestContext,
+  publish: Publish,
+  outcome: RequestContext['result'],
+  completedAt: number,
+  read: ResponseFacts,
+  heldRead: ResponseFacts | undefined,
+): void {
+  ctx.facts.responseFacts = read;
+  if (heldRead === undefined && needsEstimate(ctx, read)) {
+    // The tokenizer may still be loading: settle and publish once the estimate is made.
+    estimateAnswer(ctx, read).then(
+      (estimated) => {
+        ctx.facts.responseFacts = estimated;
+        finish(ctx, publish, outcome, completedAt, undefined);
+      },
+      () => finish(ctx, publish, outcome, completedAt, undefined),
+    );
+    return;
+  }
+  finish(ctx, publish, outcome, completedAt, heldRead);
+}
+
+/** `heldRead`: the facts of a config's held answer, which settle charges instead of the client's. */
 function finish(
   ctx: RequestContext,
   publish: Publish,
   outcome: RequestContext['result'],
   completedAt: number,
+  heldRead: ResponseFacts | undefined,
   measured?: MediaCharge | null,
 ): void {
   const { facts } = ctx;
@@ -66,7 +101,7 @@ function finish(
         : (measured ?? undefined);
     // A transcription's duration read from its file: settle and publish once it is read.
     if (media instanceof Promise) {
-      void media.then((read) => finish(ctx, publish, outcome, completedAt, read ?? null));
+      void media.then((read) => finish(ctx, publish, outcome, completedAt, heldRead, read ?? null));
       return;
     }
     // The request event prices the same units as the budgets' settlement, and names the model an
@@ -77,23 +112,9 @@ function finish(
     }
     if (admission) {
       const model = ctx.model || (media?.model ?? '');
-      if (held) {
-        void admission.settle(
-          settledUsage(
-            held.contentType,
-            held.body,
-            held.body,
-            ctx.method,
-            model,
-            facts.provider,
-            media?.units,
-          ),
-        );
-      } else {
-        // Read once in settleAndPublish: the request event reuses it.
-        const read = facts.responseFacts ?? { usage: undefined, model: undefined };
-        void admission.settle(usageOf(read, model, facts.provider, media?.units));
-      }
+      // A config's held answer is charged as the provider gave it; otherwise what settleAndPublish read.
+      const read = heldRead ?? facts.responseFacts ?? NO_FACTS;
+      void admission.settle(usageOf(read, model, facts.provider, media?.units));
       const charges = admission.usageCharges;
       const targets = ctx.targetCharges;
       facts.usageCharges = targets ? () => [...charges(), ...targets()] : charges;

@@ -17,6 +17,7 @@ import { BodyCapture, type ChunkSink } from '../upstream/capture.js';
 import type { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { readJsonBody } from '../upstream/read-body.js';
 import { bearer } from '../upstream/target.js';
+import type { ResponseFacts } from '../upstream/usage.js';
 import { readCacheHeaders } from './cache-headers.js';
 import { type ConfigRunReport, runConfig } from './config-pipeline.js';
 import { type RoutingFacts, routingFacts } from './event-facts.js';
@@ -47,6 +48,8 @@ export interface ConfigRequestParts {
   readonly metadata?: Readonly<Record<string, string>>;
   /** The body, when an earlier stage (limits) already read it. */
   readonly preread?: { readonly body: Buffer; readonly json: unknown } | undefined;
+  /** The answer's facts as charged (usage an earlier answer claimed is a repeat: pipeline/usage-claims.ts). */
+  readonly claimUsage?: ((facts: ResponseFacts) => ResponseFacts | Promise<ResponseFacts>) | undefined;
 }
 
 export interface ConfigServed
@@ -99,6 +102,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
         method: parts.method,
         path: parts.path,
         contentType: req.headers['content-type'],
+        claimUsage: parts.claimUsage,
       });
     // The answering target's usage settles its limits: kept only once some target was admitted.
     let usageTap: BodyCapture | undefined;

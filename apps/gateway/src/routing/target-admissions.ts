@@ -10,7 +10,8 @@ import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
 import { type MediaCharge, mediaChargeOf } from '../formats/media-charge.js';
 import { requestModel } from '../formats/request-model.js';
 import type { Admission, Limits } from '../limits/index.js';
-import { requestEstimate, settledUsage } from '../limits/index.js';
+import { requestEstimate, usageOf } from '../limits/index.js';
+import { type ResponseFacts, readResponseFacts } from '../upstream/usage.js';
 
 /** What an admission needs of a prepared leaf. */
 export interface AdmittedLeaf {
@@ -30,6 +31,8 @@ export interface AdmittedRequest {
   /** Below `/v1`. */
   readonly path: string;
   readonly contentType: string | undefined;
+  /** The answer's facts as charged: usage an earlier answer claimed is a repeat (pipeline/usage-claims.ts). */
+  readonly claimUsage?: ((facts: ResponseFacts) => ResponseFacts | Promise<ResponseFacts>) | undefined;
 }
 
 /** The answer that went out, as its settle reads it (whole, or its first and last bytes). */
@@ -127,15 +130,9 @@ export class TargetAdmissions {
       const charge = this.#media ? this.#mediaCharge(entry, answer) : undefined;
       const media = charge instanceof Promise ? await charge : charge;
       const model = entry.leaf.servedModel || entry.attempt.model || (media?.model ?? '');
-      usage = settledUsage(
-        answer.contentType,
-        answer.head,
-        answer.tail,
-        this.request.method,
-        model,
-        entry.attempt.provider,
-        media?.units,
-      );
+      const read = readResponseFacts(answer.contentType, answer.head, answer.tail, this.request.method);
+      const charged = this.request.claimUsage ? await this.request.claimUsage(read) : read;
+      usage = usageOf(charged, model, entry.attempt.provider, media?.units);
     }
     for (const { attempt, admission } of this.#admitted) {
       void admission.settle(attempt === answered ? usage : undefined);

@@ -2,6 +2,7 @@
 // its event stream, SSE or Bedrock's AWS event stream (by shape: the formats module knows each
 // provider's); estimated from sizes when the provider reported none.
 import {
+  type AnswerFacts,
   awsEventStreamFacts,
   estimateUsageFromSizes,
   jsonFacts,
@@ -14,10 +15,8 @@ import {
  *  provider's; `cacheWriteInputTokens` is there only when the provider reported cache writes. */
 export type { Usage } from '../formats/index.js';
 
-export interface ResponseFacts {
-  usage: Usage | undefined;
-  model: string | undefined;
-}
+/** `chargedOnce`: an object's id whose usage is charged once (pipeline/usage-claims.ts). */
+export type ResponseFacts = AnswerFacts;
 
 /** The last `"usage": {...}` (or `"usageMetadata"`) object in a text whose beginning is cut off. */
 function trailingUsage(text: string): Usage | undefined {
