@@ -213,6 +213,51 @@ describe('retrievals and usage', () => {
   });
 });
 
+describe('retrievals through a config', () => {
+  test("a config target's own limits and the request's event share the one claim", async ({ redis }) => {
+    const host = await startUpstream();
+    const org = randomUUID();
+    const ws = randomUUID();
+    const int = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws),
+      integration(int, org, { credentials: { api_key: 'sk-managed' }, options: { custom_host: host } }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      gpt4oPrice(),
+      // A provider policy is decided per call of a config target (limits.md "Config targets").
+      {
+        ...usagePolicy({
+          type: UsageLimitType.TOKENS,
+          creditLimit: 1_000_000,
+          conditions: [{ key: 'provider', value: 'openai-prod' }],
+          groupBy: [{ key: 'provider' }],
+        }),
+        organisationId: org,
+      },
+    ]);
+    const read = async () => {
+      const traceId = randomUUID();
+      const res = await fetch(`${gw?.base}/v1/batches/batch_done`, {
+        headers: {
+          'x-service-api-key': key,
+          'x-service-config': JSON.stringify({ provider: '@openai-prod' }),
+          'x-service-trace-id': traceId,
+        },
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+      const event = await (gw as ControlPlaneGateway).eventFor(traceId);
+      return { tokens: event.tokens?.totalTokens, charged: event.usageCharges.map((c) => c.amount) };
+    };
+    expect(await read()).toEqual({ tokens: 500, charged: [500] });
+    expect(await read()).toEqual({ tokens: undefined, charged: [0] });
+  });
+});
+
 describe('prompt completions and usage', () => {
   test("a prompt completion is charged its answer's usage, as the chat completion it is", async ({
     redis,
