@@ -70,6 +70,11 @@ const CODES = {
   mcp_server_not_found: { status: 404, type: 'not_found_error' },
   /** The model is not in the managed provider's (or its integration's) allow-list. */
   model_not_allowed: { status: 403, type: 'permission_error' },
+  /**
+   * A batch created under an allow-list: its input file could not be read from the provider to check
+   * the models it runs (pipeline/batch-models.ts).
+   */
+  batch_input_unchecked: { status: 502, type: 'upstream_error' },
   /** The managed provider's credentials cannot be opened on this gateway (MASTER_KEY unset or wrong). */
   credentials_unavailable: { status: 500, type: 'server_error' },
   /** `x-service-request-timeout` elapsed before the provider answered. */

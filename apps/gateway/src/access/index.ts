@@ -16,8 +16,10 @@ export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from 
 export { type Identity, mergedMetadata } from './identity.js';
 export { limitSubject } from './limit-subject.js';
 export {
+  assertBatchModelAllowed,
   assertDeploymentAllowed,
   assertModelAllowed,
+  batchCreation,
   cloudFor,
   deploymentModel,
   type ManagedRef,

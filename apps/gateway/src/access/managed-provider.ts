@@ -241,6 +241,37 @@ export function assertModelAllowed(target: ManagedTarget, model: string, param: 
 }
 
 /**
+ * A request that creates a batch (below `/v1`): its requests' models are in an input file it names
+ * (`input_file`: OpenAI, Azure OpenAI and compatible hosts) or in its body (`requests`: Anthropic's
+ * message batches), not in its own `model`.
+ */
+export function batchCreation(method: string, path: string): 'input_file' | 'requests' | undefined {
+  if (method !== 'POST') return undefined;
+  if (path === '/batches') return 'input_file';
+  return path === '/messages/batches' ? 'requests' : undefined;
+}
+
+/**
+ * One request of a batch: its model must be allowed. For Azure the batch names a deployment, which
+ * must be one of the provider's, serving an allowed model.
+ */
+export function assertBatchModelAllowed(target: ManagedTarget, model: string, param: string): void {
+  if (target.provider.id !== 'azure-openai') {
+    assertModelAllowed(target, model, param);
+    return;
+  }
+  const deployment = target.options.deployments.find((d) => d.deploymentId === model);
+  if (!deployment && target.allowedModels.length > 0) {
+    throw gatewayError(
+      'model_not_allowed',
+      `deployment "${model.slice(0, 64)}" is not one of ${target.ref.slug}'s deployments, and ${target.ref.slug} allows only some models (its allowed_models)`,
+      { param },
+    );
+  }
+  if (deployment) assertModelAllowed(target, deployment.model, param);
+}
+
+/**
  * With an allow-list, an Azure request goes only to a deployment the provider lists, serving an
  * allowed model: Azure serves the deployment's model whatever the body names, so the deployment a
  * client picks (`x-service-cloudA-deployment-id`, or the AzureOpenAI SDK's `/deployments/<id>/`

@@ -26,6 +26,7 @@ import { createConfigRoute } from '../routing/config-route.js';
 import { CustomHostCache } from '../upstream/custom-host-cache.js';
 import { admitLimits } from './admit-limits.js';
 import { authorise } from './authorise.js';
+import { checkBatchModels } from './batch-models.js';
 import { callConfig } from './call-config.js';
 import { callMcp, readMcpBody } from './call-mcp.js';
 import { callUpstream } from './call-upstream.js';
@@ -162,6 +163,8 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
           await callConfig(ctx, route.config, configRoute, res, claims);
         } else if (route?.kind === 'target') {
           await readTargetBody(ctx, route.target, bodyDeps);
+          const batch = checkBatchModels(ctx, route.target, callDeps);
+          if (batch) await batch;
           translateRequest(ctx, route.target);
           await admitLimits(ctx, deps.limits, route.target.provider.id);
           keepUpload(ctx, captureLimit, config.MAX_BODY_BYTES);

@@ -136,6 +136,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
             managed: parts.managed,
             model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
             path: parts.path,
+            method: parts.method,
           },
           metadata: parts.metadata ?? service.metadata,
           cacheHeaders,

@@ -5,12 +5,14 @@ import type { EffectiveSettings } from '@aigw/config-schema';
 import {
   assertDeploymentAllowed,
   assertModelAllowed,
+  batchCreation,
   cloudFor,
   deploymentModel,
   type LeafResolver,
   type ManagedRef,
   type ManagedTarget,
 } from '../access/index.js';
+import { gatewayError } from '../errors.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
 import { H } from '../request/service-headers.js';
 import { resolveProvider } from '../upstream/target.js';
@@ -30,6 +32,8 @@ export interface HeaderProvider {
   readonly model?: string;
   /** The request's path below `/v1`: the Azure deployment it may name (managed allow-lists). */
   readonly path?: string;
+  /** The request's method: a batch's creation (managed allow-lists). */
+  readonly method?: string;
 }
 
 export interface LeafTarget {
@@ -109,6 +113,15 @@ function managedTarget(
   const override = settings.override_params?.model;
   const model = typeof override === 'string' ? override : (headers.model ?? '');
   assertModelAllowed(managed, model, H.config);
+  // A batch's models are in its input file or its requests, which only a plain call checks
+  // (pipeline/batch-models.ts): through a config, an allow-list refuses the batch.
+  if (managed.allowedModels.length > 0 && batchCreation(headers.method ?? '', headers.path ?? '')) {
+    throw gatewayError(
+      'model_not_allowed',
+      `${managed.ref.slug} allows only some models (its allowed_models), which a batch sent through a config is not checked against: create it with ${H.provider}`,
+      { param: H.config },
+    );
+  }
   const setHeaders: Record<string, string> = { ...managed.setHeaders };
   if (settings.openai_project !== undefined) setHeaders['openai-project'] = settings.openai_project;
   if (settings.openai_organization !== undefined) {
