@@ -16,9 +16,9 @@ export { type EventIdentity, eventIdentity, eventProviderRef, managedRef } from 
 export { type Identity, mergedMetadata } from './identity.js';
 export { limitSubject } from './limit-subject.js';
 export {
-  assertBatchModelAllowed,
   assertDeploymentAllowed,
   assertModelAllowed,
+  assertNamedModelAllowed,
   batchCreation,
   cloudFor,
   deploymentModel,

@@ -252,10 +252,11 @@ export function batchCreation(method: string, path: string): 'input_file' | 'req
 }
 
 /**
- * One request of a batch: its model must be allowed. For Azure the batch names a deployment, which
- * must be one of the provider's, serving an allowed model.
+ * A model named where Azure names a deployment (a batch's request, a realtime session): it must be
+ * allowed; for Azure it is a deployment, which must be one of the provider's, serving an allowed
+ * model.
  */
-export function assertBatchModelAllowed(target: ManagedTarget, model: string, param: string): void {
+export function assertNamedModelAllowed(target: ManagedTarget, model: string, param: string): void {
   if (target.provider.id !== 'azure-openai') {
     assertModelAllowed(target, model, param);
     return;

@@ -9,7 +9,7 @@
 //     a deployment name: it must be one of the provider's deployments serving an allowed model);
 //   - Anthropic (`POST /messages/batches`): the requests are in the body, `requests[].params.model`.
 // A request without a model is left to the provider, as a single call without one is.
-import { assertBatchModelAllowed, batchCreation } from '../access/index.js';
+import { assertNamedModelAllowed, batchCreation } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
@@ -34,7 +34,7 @@ export function checkBatchModels(
     const requests = Array.isArray(json?.requests) ? json.requests : [];
     requests.forEach((request: unknown, i) => {
       const model = (request as { params?: { model?: unknown } } | null)?.params?.model;
-      if (typeof model === 'string') assertBatchModelAllowed(managed, model, `requests[${i}].params.model`);
+      if (typeof model === 'string') assertNamedModelAllowed(managed, model, `requests[${i}].params.model`);
     });
     return;
   }
@@ -100,7 +100,7 @@ async function checkInputFile(
     }
     const model = (parsed as { body?: { model?: unknown } } | null)?.body?.model;
     if (typeof model === 'string') {
-      assertBatchModelAllowed(managed, model, `input_file_id (line ${number})`);
+      assertNamedModelAllowed(managed, model, `input_file_id (line ${number})`);
     }
   });
 }

@@ -34,7 +34,7 @@ import { holdCompletion, keptPublish } from './completion-hold.js';
 import { identify } from './identify.js';
 import { MCP_PROVIDER, resolveMcpRoute } from './mcp-route.js';
 import { PROMPT_UPSTREAM_PATH, readPromptBody, resolvePrompt } from './prompt-stage.js';
-import { createRealtimeRelay } from './realtime-session.js';
+import { createRealtimeRelay, readRealtimeModel } from './realtime-session.js';
 import { readConfigBody, readTargetBody } from './request-body.js';
 import { createContext, type RequestContext, type RequestKind, V1 } from './request-context.js';
 import { resolveRoute } from './resolve-route.js';
@@ -203,8 +203,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
             H.config,
           );
         }
-        ctx.model = new URLSearchParams(ctx.search).get('model') ?? '';
-        ctx.facts.modelRequested = ctx.model.slice(0, 256);
+        readRealtimeModel(ctx, route.target);
         await admitLimits(ctx, deps.limits, route.target.provider.id);
         await realtime.relay(ctx, route.target, socket, head);
       } catch (err) {

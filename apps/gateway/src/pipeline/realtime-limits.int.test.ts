@@ -2,12 +2,22 @@
 // session (the third in its window is refused before the provider is reached), every session is a
 // request event with the usage of its turns, and a token budget stops a session whose turns used it.
 
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { type Entity, RateLimitType, RateLimitUnit, type RequestEvent, UsageLimitType } from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { type ControlPlaneGateway, startTenantGateway } from '../../test/control-plane-entities.js';
+import {
+  apiKey,
+  type ControlPlaneGateway,
+  integration,
+  organisation,
+  provider,
+  startControlPlaneGateway,
+  startTenantGateway,
+  workspace,
+} from '../../test/control-plane-entities.js';
 import { makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
 
 let gw: ControlPlaneGateway | undefined;
@@ -151,5 +161,38 @@ describe('realtime sessions in the pipeline', () => {
     expect((await wait('error'))[0]?.error?.code).toBe('policy_usage_limit_exhausted');
     const event = await gw?.eventFor('rt-back-to-back');
     expect(event?.usageCharges.reduce((sum, c) => sum + c.amount, 0)).toBe(26);
+  });
+});
+
+describe('realtime sessions under an allow-list', () => {
+  test("a session's model (the `model` query parameter) must be in the provider's allowed_models", async () => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    const int = randomUUID();
+    gw = await startControlPlaneGateway([]);
+    const current = gw;
+    gw.use([
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws),
+      integration(int, org, {
+        credentials: { api_key: 'sk-managed' },
+        options: { custom_host: `${gw.mock.url}/v1` },
+        allowedModels: ['gpt-4o-mini-realtime'],
+      }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    ]);
+    const session = (model: string) =>
+      new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=${model}`, {
+        headers: { 'x-service-api-key': key, 'x-service-provider': '@openai-prod' },
+      });
+    const refused = session('gpt-4o-realtime');
+    expect(await opened(refused)).toBe(403);
+    expect(gw.mock.requests).toEqual([]);
+    const allowed = session('gpt-4o-mini-realtime');
+    expect(await opened(allowed)).toBe(101);
+    allowed.close();
+    await once(allowed, 'close');
   });
 });

@@ -10,7 +10,7 @@ import type { UsageCharge } from '@aigw/proto';
 import type { AppError, Logger } from '@aigw/runtime';
 import { createPinnedAgent } from '@aigw/ssrf';
 import WebSocket, { type RawData, WebSocketServer } from 'ws';
-import { limitSubject } from '../access/index.js';
+import { assertNamedModelAllowed, limitSubject } from '../access/index.js';
 import { asGatewayError, gatewayError, writeErrorToSocket } from '../errors.js';
 import type { ActualUsage, Limits } from '../limits/index.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
@@ -34,6 +34,26 @@ const HANDSHAKE = [
 
 /** WebSocket close code 1008: the session broke a policy (its budget ran out). */
 const POLICY_VIOLATION = 1008;
+
+/**
+ * Stage: the model a session asks for, `?model=` (Azure: `?deployment=`), checked against a managed
+ * provider's allow-list as a request's model is (403 `model_not_allowed` before the provider is
+ * reached). Limits count a listed Azure deployment as the model it serves; the event keeps what
+ * the session named.
+ */
+export function readRealtimeModel(ctx: RequestContext, target: PlainTarget): void {
+  const query = new URLSearchParams(ctx.search);
+  const model = query.get('model') ?? '';
+  const managed = target.managed;
+  const azure = managed?.provider.id === 'azure-openai';
+  const named = azure ? (query.get('deployment') ?? model) : model;
+  ctx.model = model;
+  ctx.facts.modelRequested = named.slice(0, 256);
+  if (!managed) return;
+  assertNamedModelAllowed(managed, named, azure ? 'deployment' : 'model');
+  const served = azure && managed.options.deployments.find((d) => d.deploymentId === named)?.model;
+  if (served) ctx.model = served;
+}
 
 export function createRealtimeRelay(deps: RealtimeDeps) {
   /** The subprotocol the provider chose, per client handshake (the client gets the same one). */
