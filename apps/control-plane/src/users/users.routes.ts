@@ -92,6 +92,7 @@ export const userRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: userParams,
     response: userSchema,
+    entity: { table: 'users' },
     async handler({ db, principal, params }) {
       const row = await db
         .selectFrom('users')
@@ -114,6 +115,7 @@ export const userRoutes: RouteDefinition[] = [
     body: updateBody,
     response: userSchema,
     audit: { action: 'users.update', resourceType: 'user' },
+    entity: { table: 'users' },
     async handler({ principal, params, body, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
@@ -133,6 +135,7 @@ export const userRoutes: RouteDefinition[] = [
     params: userParams,
     response: userSchema,
     audit: { action: 'users.delete', resourceType: 'user' },
+    entity: { table: 'users' },
     async handler({ principal, params, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
