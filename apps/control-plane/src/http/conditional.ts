@@ -3,6 +3,7 @@
 // comparison) under the row lock, in the mutation's transaction. A mismatch is 409 AB07.
 import { type Kysely, sql } from 'kysely';
 import { conflict, invalid } from '../api-errors.js';
+import type { Principal } from '../auth/principal.js';
 import { isUuid } from '../auth/visibility.js';
 import type { ControlDatabase } from '../db/schema.js';
 
@@ -31,7 +32,16 @@ export type VersionedTable = (typeof VERSIONED_TABLES)[number];
  * The versioned entity a single-entity route reads or writes (its answers carry its ETag, its
  * PUT/PATCH/DELETE honour If-Match), or why a PUT/PATCH/DELETE route has none (it refuses If-Match).
  */
-export type EntityVersioning = { readonly table: VersionedTable } | { readonly exempt: string };
+export type EntityVersioning =
+  | {
+      readonly table: VersionedTable;
+      /**
+       * The locks the handler takes before the entity's row (users: the organisation's owners), taken
+       * first when If-Match is checked, so that the early row lock keeps the handler's lock order.
+       */
+      readonly lockBefore?: (db: Kysely<ControlDatabase>, principal: Principal) => Promise<unknown>;
+    }
+  | { readonly exempt: string };
 
 /** `If-Match: *`, or the entity tags it lists: strong ones by their value; weak ones never match. */
 export type IfMatch =

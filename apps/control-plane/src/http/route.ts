@@ -283,7 +283,11 @@ function buildContext(
         const id = target.resourceId;
         // Locked before the handler runs (every handler locks this row first anyway): a concurrent
         // writer with the same If-Match waits here, then reads the version the first one wrote.
-        const before = condition && table && id !== null ? await rowVersion(trx, table, id, true) : undefined;
+        let before: string | undefined;
+        if (condition && table && id !== null) {
+          if (route.entity && 'lockBefore' in route.entity) await route.entity.lockBefore?.(trx, principal);
+          before = await rowVersion(trx, table, id, true);
+        }
         const result = await fn({
           db: trx,
           change: async (entity) => void (await recordChange(trx, { entity, actor })),
