@@ -281,8 +281,9 @@ function buildContext(
       return deps.db.transaction().execute(async (trx) => {
         const actor = target.actor ?? actorOf(principal);
         const id = target.resourceId;
-        // Locked before the handler runs (every handler locks this row first anyway): a concurrent
-        // writer with the same If-Match waits here, then reads the version the first one wrote.
+        // Locked before the handler runs, in the handler's own order (this row first, or after the
+        // route's `lockBefore` locks): a concurrent writer with the same If-Match waits here, then
+        // reads the version the first one wrote.
         let before: string | undefined;
         if (condition && table && id !== null) {
           if (route.entity && 'lockBefore' in route.entity) await route.entity.lockBefore?.(trx, principal);
