@@ -1596,6 +1596,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1633,7 +1635,10 @@ export interface operations {
     putOrganisation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1661,6 +1666,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1682,6 +1689,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -1770,6 +1786,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1811,7 +1829,10 @@ export interface operations {
     putUsersUserId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -1831,6 +1852,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1856,6 +1879,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -1872,7 +1904,10 @@ export interface operations {
     deleteUsersUserId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 userId: string;
             };
@@ -1883,6 +1918,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1908,6 +1945,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -2406,6 +2452,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2473,6 +2521,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2529,7 +2579,10 @@ export interface operations {
     putWorkspacesWorkspaceId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 workspaceId: string;
             };
@@ -2586,6 +2639,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2626,6 +2681,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -2642,7 +2706,10 @@ export interface operations {
     deleteWorkspacesWorkspaceId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 workspaceId: string;
             };
@@ -2653,6 +2720,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2693,6 +2762,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -3043,6 +3121,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3158,6 +3238,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3271,6 +3353,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3438,6 +3522,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3505,7 +3591,10 @@ export interface operations {
     putApiKeysApiKeyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 apiKeyId: string;
             };
@@ -3552,6 +3641,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3605,6 +3696,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -3619,7 +3719,10 @@ export interface operations {
     deleteApiKeysApiKeyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 apiKeyId: string;
             };
@@ -3630,10 +3733,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -3936,6 +4050,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,6 +4163,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4147,7 +4265,10 @@ export interface operations {
     putIntegrationsIntegrationId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 integrationId: string;
             };
@@ -4205,6 +4326,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4291,6 +4414,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -4305,7 +4437,10 @@ export interface operations {
     deleteIntegrationsIntegrationId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 integrationId: string;
             };
@@ -4316,10 +4451,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -4620,6 +4766,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4702,6 +4850,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4773,7 +4923,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 providerId: string;
             };
@@ -4818,6 +4971,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4873,6 +5028,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -4889,7 +5053,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 providerId: string;
             };
@@ -4900,10 +5067,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -5074,6 +5252,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5164,6 +5344,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5243,7 +5425,10 @@ export interface operations {
     putVirtualKeysVirtualKeyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 virtualKeyId: string;
             };
@@ -5298,6 +5483,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5363,6 +5550,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -5377,7 +5573,10 @@ export interface operations {
     deleteVirtualKeysVirtualKeyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 virtualKeyId: string;
             };
@@ -5388,10 +5587,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -5487,6 +5697,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5541,6 +5753,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5584,7 +5798,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 configId: string;
             };
@@ -5607,6 +5824,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5634,6 +5853,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -5650,7 +5878,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 configId: string;
             };
@@ -5661,10 +5892,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -5860,6 +6102,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5915,6 +6159,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5959,7 +6205,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 deploymentId: string;
             };
@@ -5982,6 +6231,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6010,6 +6261,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -6026,7 +6286,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 deploymentId: string;
             };
@@ -6037,10 +6300,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -6177,6 +6451,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6248,6 +6524,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6308,7 +6586,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 guardrailId: string;
             };
@@ -6353,6 +6634,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6397,6 +6680,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -6413,7 +6705,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 guardrailId: string;
             };
@@ -6424,10 +6719,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -6535,6 +6841,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6642,6 +6950,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6684,7 +6994,10 @@ export interface operations {
     putModelPricingPricingId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 pricingId: string;
             };
@@ -6713,6 +7026,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6739,6 +7054,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -6755,7 +7079,10 @@ export interface operations {
     deleteModelPricingPricingId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 pricingId: string;
             };
@@ -6766,6 +7093,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6792,6 +7121,15 @@ export interface operations {
                         created_at: string;
                         last_updated_at: string;
                     };
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -6904,6 +7242,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6940,6 +7280,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6985,7 +7327,10 @@ export interface operations {
     putPoliciesRateLimitsRateLimitsPolicyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 rateLimitsPolicyId: string;
             };
@@ -7005,10 +7350,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -7025,7 +7381,10 @@ export interface operations {
     deletePoliciesRateLimitsRateLimitsPolicyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 rateLimitsPolicyId: string;
             };
@@ -7036,10 +7395,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -7219,6 +7589,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7255,6 +7627,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7302,7 +7676,10 @@ export interface operations {
     putPoliciesUsageLimitsUsageLimitsPolicyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 usageLimitsPolicyId: string;
             };
@@ -7324,10 +7701,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -7344,7 +7732,10 @@ export interface operations {
     deletePoliciesUsageLimitsUsageLimitsPolicyId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 usageLimitsPolicyId: string;
             };
@@ -7355,10 +7746,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -8739,6 +9141,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8795,6 +9199,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8840,7 +9246,10 @@ export interface operations {
     putSecretReferencesSecretReferenceId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 secretReferenceId: string;
             };
@@ -8867,6 +9276,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8898,6 +9309,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -8912,7 +9332,10 @@ export interface operations {
     deleteSecretReferencesSecretReferenceId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 secretReferenceId: string;
             };
@@ -8923,10 +9346,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -9093,6 +9527,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9174,6 +9610,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9244,7 +9682,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 promptId: string;
             };
@@ -9282,6 +9723,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9336,6 +9779,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -9352,7 +9804,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 promptId: string;
             };
@@ -9363,10 +9818,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -9897,6 +10363,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9977,6 +10445,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10046,7 +10516,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 promptId: string;
             };
@@ -10070,6 +10543,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10123,6 +10598,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -10139,7 +10623,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 promptId: string;
             };
@@ -10150,10 +10637,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -11155,6 +11653,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11220,6 +11720,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11274,7 +11776,10 @@ export interface operations {
     putMcpIntegrationsMcpIntegrationId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 mcpIntegrationId: string;
             };
@@ -11321,6 +11826,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11361,6 +11868,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -11375,7 +11891,10 @@ export interface operations {
     deleteMcpIntegrationsMcpIntegrationId: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 mcpIntegrationId: string;
             };
@@ -11386,10 +11905,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */
@@ -11499,6 +12029,8 @@ export interface operations {
             /** @description success */
             201: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11552,6 +12084,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11594,7 +12128,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 mcpServerId: string;
             };
@@ -11615,6 +12152,8 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11641,6 +12180,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description error */
             default: {
                 headers: {
@@ -11657,7 +12205,10 @@ export interface operations {
             query?: {
                 workspace_id?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01. */
+                "If-Match"?: string;
+            };
             path: {
                 mcpServerId: string;
             };
@@ -11668,10 +12219,21 @@ export interface operations {
             /** @description success */
             200: {
                 headers: {
+                    /** @description The entity's row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description If-Match does not hold (the entity changed since that version), or another conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description error */

@@ -119,6 +119,7 @@ export const apiKeyCreationRoutes: RouteDefinition[] = [
     response: apiKeyWithSecretSchema,
     status: 201,
     audit: AUDIT,
+    entity: { table: 'api_keys' },
     async handler({ principal, body, mutate }) {
       assertScopesHeld(principal, body.scopes);
       return createKey(mutate, principal, {
@@ -142,6 +143,7 @@ export const apiKeyCreationRoutes: RouteDefinition[] = [
     response: apiKeyWithSecretSchema,
     status: 201,
     audit: AUDIT,
+    entity: { table: 'api_keys' },
     handler: (ctx) => createWorkspaceKey(ctx, 'workspace', ctx.body.user_id),
   }),
   defineRoute({
@@ -156,6 +158,7 @@ export const apiKeyCreationRoutes: RouteDefinition[] = [
     response: apiKeyWithSecretSchema,
     status: 201,
     audit: AUDIT,
+    entity: { table: 'api_keys' },
     handler: (ctx) => createWorkspaceKey(ctx, 'service', undefined),
   }),
 ];

@@ -114,6 +114,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: apiKeyParams,
     response: apiKeySchema,
+    entity: { table: 'api_keys' },
     async handler(ctx) {
       const key = apiKeyToApi(await findVisibleKey(ctx.db, ctx.principal, ctx.params.apiKeyId));
       await fillCurrentUsage(ctx, [apiKeyUsage(key)]);
@@ -132,6 +133,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     body: updateKeyBody,
     response: apiKeySchema,
     audit: { action: 'api_keys.update', resourceType: 'api_key' },
+    entity: { table: 'api_keys' },
     async handler(ctx) {
       const { db, principal, params, body, mutate } = ctx;
       const before = await findVisibleKey(db, principal, params.apiKeyId);
@@ -223,6 +225,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     params: apiKeyParams,
     response: emptyObject,
     audit: { action: 'api_keys.delete', resourceType: 'api_key' },
+    entity: { table: 'api_keys' },
     async handler({ db, principal, params, mutate }) {
       const before = await findVisibleKey(db, principal, params.apiKeyId);
       if (before.id === principal.apiKeyId) throw conflict('a key cannot delete itself; use another key');

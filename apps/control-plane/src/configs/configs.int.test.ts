@@ -190,8 +190,8 @@ describe('configs', () => {
         }),
       ),
     );
-    // No conditional updates (If-Match) in the admin API: writes to one row are serialised by its
-    // lock, so all succeed, each as a new version.
+    // Without If-Match, writes to one row are serialised by its lock, so all succeed, each as a new
+    // version (with the same If-Match, one wins and the rest are 409: http/conditional.int.test.ts).
     expect(updates.map((u) => u.status)).toEqual(updates.map(() => 200));
     expect(updates.map((u) => u.body.version).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
     const published = (await entityChanges(pg.pool, target.id, EntityKind.CONFIG)).map((e) => e.version);

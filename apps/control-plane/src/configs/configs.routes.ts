@@ -70,6 +70,7 @@ export const configRoutes: RouteDefinition[] = [
     response: configSchema,
     status: 201,
     audit: { action: 'configs.create', resourceType: 'config' },
+    entity: { table: 'configs' },
     async handler({ db, principal, body, mutate, masterKey }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
@@ -128,6 +129,7 @@ export const configRoutes: RouteDefinition[] = [
     params: configParams,
     query: configLookupQuery,
     response: configSchema,
+    entity: { table: 'configs' },
     async handler({ db, principal, params, query }) {
       return configToApi(await visibleConfig(db, principal, params.configId, query.workspace_id));
     },
@@ -145,6 +147,7 @@ export const configRoutes: RouteDefinition[] = [
     body: updateConfigBody,
     response: configSchema,
     audit: { action: 'configs.update', resourceType: 'config' },
+    entity: { table: 'configs' },
     async handler({ db, principal, params, query, body, mutate, masterKey }) {
       const before = await visibleConfig(db, principal, params.configId, query.workspace_id);
       const validated = body.config === undefined ? undefined : validateConfig(body.config);
@@ -189,6 +192,7 @@ export const configRoutes: RouteDefinition[] = [
     query: configLookupQuery,
     response: emptyObject,
     audit: { action: 'configs.delete', resourceType: 'config' },
+    entity: { table: 'configs' },
     async handler({ db, principal, params, query, mutate }) {
       const before = await visibleConfig(db, principal, params.configId, query.workspace_id);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {

@@ -55,6 +55,7 @@ export const deploymentRoutes: RouteDefinition[] = [
     response: deploymentSchema,
     status: 201,
     audit: { action: 'deployments.create', resourceType: 'deployment' },
+    entity: { table: 'deployments' },
     async handler({ db, principal, body, mutate }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
@@ -111,6 +112,7 @@ export const deploymentRoutes: RouteDefinition[] = [
     params: deploymentParams,
     query: deploymentLookupQuery,
     response: deploymentSchema,
+    entity: { table: 'deployments' },
     async handler({ db, principal, params, query }) {
       return deploymentToApi(await visibleDeployment(db, principal, params.deploymentId, query.workspace_id));
     },
@@ -128,6 +130,7 @@ export const deploymentRoutes: RouteDefinition[] = [
     body: updateDeploymentBody,
     response: deploymentSchema,
     audit: { action: 'deployments.update', resourceType: 'deployment' },
+    entity: { table: 'deployments' },
     async handler({ db, principal, params, query, body, mutate }) {
       const before = await visibleDeployment(db, principal, params.deploymentId, query.workspace_id);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
@@ -159,6 +162,7 @@ export const deploymentRoutes: RouteDefinition[] = [
     query: deploymentLookupQuery,
     response: emptyObject,
     audit: { action: 'deployments.delete', resourceType: 'deployment' },
+    entity: { table: 'deployments' },
     async handler({ db, principal, params, query, mutate }) {
       const before = await visibleDeployment(db, principal, params.deploymentId, query.workspace_id);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {

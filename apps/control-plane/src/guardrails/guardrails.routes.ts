@@ -70,6 +70,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     response: guardrailSchema,
     status: 201,
     audit: { action: 'guardrails.create', resourceType: 'guardrail' },
+    entity: { table: 'guardrails' },
     async handler({ db, principal, body, mutate, masterKey }) {
       const workspace =
         body.workspace_id === undefined && principal.workspaceId === null
@@ -131,6 +132,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     params: guardrailParams,
     query: guardrailLookupQuery,
     response: guardrailSchema,
+    entity: { table: 'guardrails' },
     async handler({ db, principal, params, query }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       return guardrailToApi(await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId }));
@@ -149,6 +151,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     body: updateGuardrailBody,
     response: guardrailSchema,
     audit: { action: 'guardrails.update', resourceType: 'guardrail' },
+    entity: { table: 'guardrails' },
     async handler({ db, principal, params, query, body, mutate, masterKey }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId });
@@ -206,6 +209,7 @@ export const guardrailRoutes: RouteDefinition[] = [
     query: guardrailLookupQuery,
     response: emptyObject,
     audit: { action: 'guardrails.delete', resourceType: 'guardrail' },
+    entity: { table: 'guardrails' },
     async handler({ db, principal, params, query, mutate }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleGuardrail(db, principal, params.guardrailId, { workspaceId });

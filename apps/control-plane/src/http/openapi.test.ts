@@ -76,6 +76,20 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents If-Match, its 409 and the ETag on the routes of a versioned entity, and only there', () => {
+    const put = document.paths['/configs/{configId}']?.put;
+    expect(put?.parameters).toContainEqual(expect.objectContaining({ name: 'If-Match', in: 'header' }));
+    expect(put?.responses).toHaveProperty('409');
+    expect(put?.responses['200']).toHaveProperty('headers.ETag');
+    const get = document.paths['/configs/{configId}']?.get;
+    expect(get?.responses['200']).toHaveProperty('headers.ETag');
+    expect(get?.parameters).not.toContainEqual(expect.objectContaining({ name: 'If-Match' }));
+    expect(document.paths['/configs']?.post?.responses['201']).toHaveProperty('headers.ETag');
+    const label = document.paths['/labels/{labelId}']?.put;
+    expect(label?.parameters).not.toContainEqual(expect.objectContaining({ name: 'If-Match' }));
+    expect(label?.responses['200']).not.toHaveProperty('headers');
+  });
+
   it('gives every operation a unique id and an error response', () => {
     const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
     const ids = operations.map((o) => o.operationId);

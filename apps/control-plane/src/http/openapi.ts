@@ -48,6 +48,35 @@ const errorSchema = {
   },
 };
 
+/** If-Match and ETag (http/conditional.ts) on the routes of one versioned entity. */
+const ifMatchParameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'Write only if the entity is still at this version: its ETag as read ("3"), a list of them, or * (any existing entity). Weak tags never match. A mismatch is 409 AB07, a malformed value 400 AB01.',
+  schema: { type: 'string' },
+};
+
+const etagHeader = {
+  ETag: {
+    description:
+      'The entity\'s row version after the request, as a strong entity tag ("3"); absent when the entity no longer exists',
+    schema: { type: 'string' },
+  },
+};
+
+const conflictResponse = {
+  description: 'If-Match does not hold (the entity changed since that version), or another conflict',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+
+function conditional(route: RouteDefinition): { versioned: boolean; takesIfMatch: boolean } {
+  const versioned = route.entity !== undefined && 'table' in route.entity;
+  const write = route.method === 'put' || route.method === 'patch' || route.method === 'delete';
+  return { versioned, takesIfMatch: versioned && write };
+}
+
 export function buildOpenApi(
   routes: readonly RouteDefinition[],
   info: { version: string } = { version: API_VERSION },
@@ -56,6 +85,7 @@ export function buildOpenApi(
   for (const route of routes) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     const status = String(route.status ?? 200);
+    const { versioned, takesIfMatch } = conditional(route);
     paths[path] ??= {};
     paths[path][route.method] = {
       tags: [route.tag],
@@ -64,7 +94,11 @@ export function buildOpenApi(
       ...(route.scope ? { 'x-required-scope': route.scope } : {}),
       'x-caller-level': route.level,
       ...(route.auth === 'none' ? { security: [] } : {}),
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+      parameters: [
+        ...parameters(route.params, 'path'),
+        ...parameters(route.query, 'query'),
+        ...(takesIfMatch ? [ifMatchParameter] : []),
+      ],
       ...(route.body
         ? {
             requestBody: {
@@ -76,8 +110,10 @@ export function buildOpenApi(
       responses: {
         [status]: {
           description: 'success',
+          ...(versioned ? { headers: etagHeader } : {}),
           content: { 'application/json': { schema: schemaOf(route.response, 'output') } },
         },
+        ...(takesIfMatch ? { '409': conflictResponse } : {}),
         default: {
           description: 'error',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },

@@ -10,9 +10,20 @@ import { buildAuditEvent } from '../audit/audit-event.js';
 import type { Authenticate } from '../auth/authenticate.js';
 import { actorOf, type Principal, type Role, roleAtLeast, SYSTEM_ACTOR } from '../auth/principal.js';
 import type { Scope } from '../auth/scopes.js';
+import { readInOneSnapshot } from '../db/page-read.js';
 import type { ControlDatabase } from '../db/schema.js';
 import { recordAudit, recordChange } from '../outbox/outbox.js';
 import type { ManagerDeps, SecretDeps } from '../secrets/secret-managers.js';
+import {
+  assertIfMatch,
+  type EntityVersioning,
+  etagOf,
+  IF_MATCH_PARAM,
+  type IfMatch,
+  parseIfMatch,
+  rowVersion,
+  type VersionedTable,
+} from './conditional.js';
 import type { LoggerClient } from './logger-client.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -85,6 +96,13 @@ export interface RouteDefinition<
   readonly status?: number;
   /** Present on mutations: the audit action (`workspaces.create`) and resource type (`workspace`). */
   readonly audit?: { readonly action: string; readonly resourceType: string };
+  /**
+   * The one versioned entity the route reads or writes (http/conditional.ts): an answer that is the
+   * entity carries `ETag: "<row version>"`, and PUT/PATCH/DELETE check If-Match against the row of
+   * `MutationTarget.resourceId` under its lock. Every PUT/PATCH/DELETE route names its table or
+   * says why it has none (`exempt`: If-Match is then refused); http/conditional.test.ts checks.
+   */
+  readonly entity?: EntityVersioning;
   readonly handler: (ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
 }
 
@@ -117,19 +135,33 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
     auditEnabled: deps.auditEnabled,
   };
   for (const route of routes) {
+    const table = versionedTable(route);
     router[route.method](route.path, async (req: Request, res: Response) => {
       let principal: Principal | undefined;
       const failure: { target?: MutationTarget } = {};
+      const seen: SeenVersion = {};
       try {
         if (route.auth === 'none') principal = ANONYMOUS_PRINCIPAL;
         else {
           principal = await deps.authenticate(req);
           authorize(route, principal);
         }
-        const ctx = buildContext(route, req, res, principal, deps, secrets, failure);
-        const result = await route.handler(ctx);
+        const ctx = buildContext(route, req, res, principal, deps, secrets, failure, seen);
+        const result =
+          table !== undefined && route.method === 'get'
+            ? await readWithVersion(route, ctx, table, seen)
+            : await route.handler(ctx);
         // A handler that streamed its own response (an export download) has already answered.
-        if (!res.headersSent) res.status(route.status ?? 200).json(result ?? {});
+        if (!res.headersSent) {
+          // The answer is the entity, or says nothing of another one (a policy update answers {}).
+          if (seen.version !== undefined && (idOf(result) ?? seen.id) === seen.id) {
+            res.setHeader('etag', etagOf(seen.version));
+            // The ETag names the stored version, not these bytes (current usage figures change with
+            // no new version): If-None-Match is never answered 304 on it.
+            delete req.headers['if-none-match'];
+          }
+          res.status(route.status ?? 200).json(result ?? {});
+        }
       } catch (err) {
         if (route.audit && principal && deps.auditEnabled)
           // Authenticated refusals keep the caller's organisation and workspace, as before.
@@ -146,6 +178,59 @@ export function mountRoutes(router: Router, routes: readonly RouteDefinition[], 
       }
     });
   }
+}
+
+/** The row version a request read or wrote, and the id of its row: the ETag of an answer that is that entity. */
+interface SeenVersion {
+  id?: string;
+  version?: string | undefined;
+}
+
+function versionedTable(route: RouteDefinition): VersionedTable | undefined {
+  return route.entity && 'table' in route.entity ? route.entity.table : undefined;
+}
+
+function idOf(result: unknown): string | undefined {
+  const id = typeof result === 'object' && result !== null ? (result as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * A GET of a versioned entity: the handler's reads and the version in one snapshot, so the ETag is
+ * never newer than the body (an If-Match with it would otherwise overwrite a change never seen).
+ */
+function readWithVersion(
+  route: RouteDefinition,
+  ctx: RouteContext<unknown, unknown, unknown>,
+  table: VersionedTable,
+  seen: SeenVersion,
+): Promise<unknown> {
+  return readInOneSnapshot(ctx.db, async (tx) => {
+    const result = await route.handler({ ...ctx, db: tx });
+    const id = idOf(result);
+    if (id !== undefined) {
+      seen.id = id;
+      seen.version = await rowVersion(tx, table, id, false);
+    }
+    return result;
+  });
+}
+
+/**
+ * The If-Match of a PUT/PATCH/DELETE (other methods ignore it): 400 AB01 when malformed, or when
+ * the route declares that it writes no versioned entity. Routes that declare nothing (SCIM, whose
+ * ServiceProviderConfig says ETags are unsupported) ignore it.
+ */
+function ifMatchOf(route: RouteDefinition, req: Request): IfMatch | undefined {
+  if (route.method !== 'put' && route.method !== 'patch' && route.method !== 'delete') return undefined;
+  if (route.entity === undefined) return undefined;
+  const condition = parseIfMatch(req.get('if-match'));
+  if (condition && 'exempt' in route.entity)
+    throw invalid(
+      `${route.method.toUpperCase()} ${route.path} does not take If-Match: ${route.entity.exempt}`,
+      IF_MATCH_PARAM,
+    );
+  return condition;
 }
 
 function authorize(route: RouteDefinition, principal: Principal): void {
@@ -170,10 +255,13 @@ function buildContext(
   deps: MountDeps,
   secrets: RouteContext<unknown, unknown, unknown>['secrets'],
   failure: { target?: MutationTarget },
+  seen: SeenVersion,
 ): RouteContext<unknown, unknown, unknown> {
   const params = parseInput(route.params, req.params, 'path');
   const query = parseInput(route.query, req.query, 'query');
   const body = parseInput(route.body, req.body, 'body');
+  const condition = ifMatchOf(route, req);
+  const table = versionedTable(route);
   return {
     params,
     query,
@@ -192,10 +280,26 @@ function buildContext(
       failure.target = target;
       return deps.db.transaction().execute(async (trx) => {
         const actor = target.actor ?? actorOf(principal);
+        const id = target.resourceId;
+        // Locked before the handler runs, in the handler's own order (this row first, or after the
+        // route's `lockBefore` locks): a concurrent writer with the same If-Match waits here, then
+        // reads the version the first one wrote.
+        let before: string | undefined;
+        if (condition && table && id !== null) {
+          if (route.entity && 'lockBefore' in route.entity) await route.entity.lockBefore?.(trx, principal);
+          before = await rowVersion(trx, table, id, true);
+        }
         const result = await fn({
           db: trx,
           change: async (entity) => void (await recordChange(trx, { entity, actor })),
         });
+        // Compared once the handler has run, so its refusals come first (an entity the caller may not
+        // see stays 404, its version unsaid); the 409 rolls back every write, outbox rows included.
+        if (condition) assertIfMatch(condition, before, resourceName(route));
+        if (table && id !== null) {
+          seen.id = id;
+          seen.version = await rowVersion(trx, table, id, false);
+        }
         if (route.audit && deps.auditEnabled) {
           await recordAudit(
             trx,
@@ -215,6 +319,11 @@ function buildContext(
       });
     },
   };
+}
+
+/** `rate limits policy` for messages, from the audit resource type. */
+function resourceName(route: RouteDefinition): string {
+  return route.audit?.resourceType.replaceAll('_', ' ') ?? 'entity';
 }
 
 function parseInput(schema: ZodType | undefined, value: unknown, where: 'path' | 'query' | 'body'): unknown {

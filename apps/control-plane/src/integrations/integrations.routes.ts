@@ -64,6 +64,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
     response: integrationSchema,
     status: 201,
     audit: { action: 'integrations.create', resourceType: 'integration' },
+    entity: { table: 'integrations' },
     async handler({ db, principal, body, mutate, secrets }) {
       const id = randomUUID();
       const type = body.ai_provider;
@@ -155,6 +156,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
     level: 'organisation',
     params: integrationParams,
     response: integrationSchema,
+    entity: { table: 'integrations' },
     async handler(ctx) {
       const integration = integrationToApi(
         await findIntegration(ctx.db, ctx.principal, ctx.params.integrationId),
@@ -175,6 +177,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
     body: updateIntegrationBody,
     response: integrationSchema,
     audit: { action: 'integrations.update', resourceType: 'integration' },
+    entity: { table: 'integrations' },
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey, secrets } = ctx;
       const before = await findIntegration(db, principal, params.integrationId);
@@ -258,6 +261,7 @@ export const integrationRoutes = (providers: IntegrationProviders): RouteDefinit
     params: integrationParams,
     response: emptyObject,
     audit: { action: 'integrations.delete', resourceType: 'integration' },
+    entity: { table: 'integrations' },
     async handler({ db, principal, params, mutate }) {
       const before = await findIntegration(db, principal, params.integrationId);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {

@@ -53,6 +53,9 @@ export const integrationWorkspaceRoutes = (providers: IntegrationProviders): Rou
     body: updateWorkspacesBody,
     response: integrationWorkspaceListSchema,
     audit: { action: 'integrations.workspaces.update', resourceType: 'integration' },
+    entity: {
+      exempt: 'it writes a part of the integration and answers that part, not the versioned integration',
+    },
     async handler(ctx) {
       const { db, principal, params, body, mutate } = ctx;
       const before = await findIntegration(db, principal, params.integrationId);

@@ -81,6 +81,7 @@ export const updateFeedbackRoute = defineRoute({
     ),
   response: feedbackSchema,
   audit: { action: 'feedback.update', resourceType: 'feedback' },
+  entity: { exempt: 'feedback is stored by the logger, not in a versioned row' },
   async handler(ctx) {
     const workspaceId = workspaceKeyOnly(ctx);
     const logger = loggerOf(ctx);

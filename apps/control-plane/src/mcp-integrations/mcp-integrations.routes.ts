@@ -51,6 +51,7 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     response: mcpIntegrationSchema,
     status: 201,
     audit: { action: 'mcp_integrations.create', resourceType: 'mcp_integration' },
+    entity: { table: 'mcp_integrations' },
     async handler(ctx) {
       const { principal, body, mutate, masterKey } = ctx;
       const id = randomUUID();
@@ -114,6 +115,7 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: mcpIntegrationParams,
     response: mcpIntegrationSchema,
+    entity: { table: 'mcp_integrations' },
     async handler({ db, principal, params }) {
       const row = await findMcpIntegration(db, principal.organisationId, params.mcpIntegrationId);
       return mcpIntegrationToApi(row, (await syncRows(db, [row.id])).get(row.id));
@@ -131,6 +133,7 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     body: updateMcpIntegrationBody,
     response: mcpIntegrationSchema,
     audit: { action: 'mcp_integrations.update', resourceType: 'mcp_integration' },
+    entity: { table: 'mcp_integrations' },
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey } = ctx;
       const before = await findMcpIntegration(db, principal.organisationId, params.mcpIntegrationId);
@@ -187,6 +190,7 @@ export const mcpIntegrationRoutes: RouteDefinition[] = [
     params: mcpIntegrationParams,
     response: emptyObject,
     audit: { action: 'mcp_integrations.delete', resourceType: 'mcp_integration' },
+    entity: { table: 'mcp_integrations' },
     async handler({ db, principal, params, mutate }) {
       const before = await findMcpIntegration(db, principal.organisationId, params.mcpIntegrationId);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {

@@ -103,6 +103,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     response: mcpServerSchema,
     status: 201,
     audit: { action: 'mcp_servers.create', resourceType: 'mcp_server' },
+    entity: { table: 'mcp_servers' },
     async handler({ db, principal, body, mutate, masterKey, log }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
@@ -177,6 +178,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     params: mcpServerParams,
     query: mcpServerLookupQuery,
     response: mcpServerSchema,
+    entity: { table: 'mcp_servers' },
     async handler({ db, principal, params, query }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       return mcpServerToApi(await findVisibleServer(db, principal, params.mcpServerId, { workspaceId }));
@@ -195,6 +197,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     body: updateMcpServerBody,
     response: mcpServerSchema,
     audit: { action: 'mcp_servers.update', resourceType: 'mcp_server' },
+    entity: { table: 'mcp_servers' },
     async handler({ db, principal, params, query, body, mutate, masterKey, log }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleServer(db, principal, params.mcpServerId, { workspaceId });
@@ -223,6 +226,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     query: mcpServerLookupQuery,
     response: emptyObject,
     audit: { action: 'mcp_servers.delete', resourceType: 'mcp_server' },
+    entity: { table: 'mcp_servers' },
     async handler({ db, principal, params, query, mutate }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleServer(db, principal, params.mcpServerId, { workspaceId });
@@ -274,6 +278,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     body: updateCapabilitiesBody,
     response: capabilitiesSchema,
     audit: { action: 'mcp_servers.update_capabilities', resourceType: 'mcp_server' },
+    entity: { exempt: 'it writes a part of the MCP server and answers that part, not the versioned server' },
     async handler({ db, principal, params, query, body, mutate }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleServer(db, principal, params.mcpServerId, { workspaceId });
@@ -316,6 +321,7 @@ export const mcpServerRoutes: RouteDefinition[] = [
     body: userAccessSchema,
     response: userAccessResponse,
     audit: { action: 'mcp_servers.update_user_access', resourceType: 'mcp_server' },
+    entity: { exempt: 'it writes a part of the MCP server and answers that part, not the versioned server' },
     async handler({ db, principal, params, query, body, mutate }) {
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
       const before = await findVisibleServer(db, principal, params.mcpServerId, { workspaceId });

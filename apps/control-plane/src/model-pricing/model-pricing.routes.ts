@@ -51,6 +51,7 @@ export const modelPricingRoutes: RouteDefinition[] = [
     response: modelPricingSchema,
     status: 201,
     audit: { action: 'model_pricing.create', resourceType: 'model_pricing' },
+    entity: { table: 'model_pricing' },
     async handler({ principal, body, mutate }) {
       const id = randomUUID();
       const { ai_provider, model, currency, ...prices } = body;
@@ -121,6 +122,7 @@ export const modelPricingRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: pricingParams,
     response: modelPricingSchema,
+    entity: { table: 'model_pricing' },
     async handler({ db, principal, params }) {
       const { row, overridden } = await visiblePricing(db, principal.organisationId, params.pricingId);
       return modelPricingToApi(row, overridden);
@@ -138,6 +140,7 @@ export const modelPricingRoutes: RouteDefinition[] = [
     body: updatePricingBody,
     response: modelPricingSchema,
     audit: { action: 'model_pricing.update', resourceType: 'model_pricing' },
+    entity: { table: 'model_pricing' },
     async handler({ principal, params, body, mutate }) {
       const id = params.pricingId;
       return mutate({ resourceId: id, workspaceId: null }, async (tx) => {
@@ -182,6 +185,7 @@ export const modelPricingRoutes: RouteDefinition[] = [
     params: pricingParams,
     response: modelPricingSchema,
     audit: { action: 'model_pricing.delete', resourceType: 'model_pricing' },
+    entity: { table: 'model_pricing' },
     async handler({ principal, params, mutate }) {
       const id = params.pricingId;
       return mutate({ resourceId: id, workspaceId: null }, async (tx) => {

@@ -39,6 +39,7 @@ export const organisationRoutes: RouteDefinition[] = [
     scope: 'organisation.read',
     level: 'organisation',
     response: organisationSchema,
+    entity: { table: 'organisations' },
     async handler({ db, principal }) {
       const row = await db
         .selectFrom('organisations')
@@ -60,6 +61,7 @@ export const organisationRoutes: RouteDefinition[] = [
     body: updateBody,
     response: organisationSchema,
     audit: { action: 'organisation.update', resourceType: 'organisation' },
+    entity: { table: 'organisations' },
     async handler({ principal, body, mutate }) {
       return mutate({ resourceId: principal.organisationId, workspaceId: null }, async (tx) => {
         const current = await tx.db

@@ -92,6 +92,7 @@ export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object,
       response: z.object({ id: z.uuid(), object: z.literal(family.object) }),
       status: 201,
       audit: audit('create'),
+      entity: { table: 'policies' },
       async handler({ db, principal, body, mutate }) {
         const owner = await resolveOwner(db, principal, body);
         const conditions = await resolveConditions(db, principal, owner, body.conditions);
@@ -140,6 +141,7 @@ export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object,
       level: 'workspace',
       params,
       response: family.response,
+      entity: { table: 'policies' },
       async handler({ db, principal, params }) {
         return family.toApi(await findPolicy(db, principal, kind, idOf(params)));
       },
@@ -156,6 +158,7 @@ export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object,
       body: family.updateBody,
       response: emptyObject,
       audit: audit('update'),
+      entity: { table: 'policies' },
       async handler({ db, principal, params, body, mutate }) {
         const before = await findPolicy(db, principal, kind, idOf(params));
         return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {
@@ -185,6 +188,7 @@ export function policyFamilyRoutes<C extends PolicyCreateBase, U extends object,
       params,
       response: emptyObject,
       audit: audit('delete'),
+      entity: { table: 'policies' },
       async handler({ db, principal, params, mutate }) {
         const before = await findPolicy(db, principal, kind, idOf(params));
         return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {

@@ -136,6 +136,7 @@ export const collectionRoutes: RouteDefinition[] = [
     body: updateCollectionBody,
     response: collectionSchema,
     audit: { action: 'collections.update', resourceType: 'collection' },
+    entity: { exempt: 'collections have no version' },
     async handler({ db, principal, params, query, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
@@ -177,6 +178,7 @@ export const collectionRoutes: RouteDefinition[] = [
     query: lookupQuery,
     response: emptyObject,
     audit: { action: 'collections.delete', resourceType: 'collection' },
+    entity: { exempt: 'collections have no version' },
     async handler({ db, principal, params, query, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);

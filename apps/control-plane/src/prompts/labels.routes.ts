@@ -155,6 +155,7 @@ export const labelRoutes: RouteDefinition[] = [
     body: updateLabelBody,
     response: labelSchema,
     audit: { action: 'labels.update', resourceType: 'label' },
+    entity: { exempt: 'labels have no version' },
     async handler({ db, principal, params, query, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);
@@ -181,6 +182,7 @@ export const labelRoutes: RouteDefinition[] = [
     query: lookupQuery,
     response: emptyObject,
     audit: { action: 'labels.delete', resourceType: 'label' },
+    entity: { exempt: 'labels have no version' },
     async handler({ db, principal, params, query, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);

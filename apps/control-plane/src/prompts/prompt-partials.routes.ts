@@ -43,6 +43,7 @@ export const promptPartialRoutes: RouteDefinition[] = [
     response: partialSchema,
     status: 201,
     audit: { action: 'prompt_partials.create', resourceType: 'prompt_partial' },
+    entity: { table: 'prompts' },
     async handler({ db, principal, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
@@ -110,6 +111,7 @@ export const promptPartialRoutes: RouteDefinition[] = [
     body: updatePartialBody,
     response: partialSchema,
     audit: { action: 'prompt_partials.update', resourceType: 'prompt_partial' },
+    entity: { table: 'prompts' },
     async handler({ db, principal, params, query, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);

@@ -94,6 +94,7 @@ export const promptRoutes: RouteDefinition[] = [
     response: promptSchema,
     status: 201,
     audit: { action: 'prompts.create', resourceType: 'prompt' },
+    entity: { table: 'prompts' },
     async handler({ db, principal, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
@@ -167,6 +168,7 @@ export const promptRoutes: RouteDefinition[] = [
     body: updatePromptBody,
     response: promptSchema,
     audit: { action: 'prompts.update', resourceType: 'prompt' },
+    entity: { table: 'prompts' },
     async handler({ db, principal, params, query, body, mutate }) {
       await requirePromptAccess(db, principal, 'write');
       const workspaceId = await lookupWorkspace(db, principal, query.workspace_id);

@@ -95,6 +95,7 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
       params: promptParams,
       query: lookupQuery,
       response: k.schema,
+      entity: { table: 'prompts' },
       async handler({ db, principal, params, query }) {
         await requirePromptAccess(db, principal, 'view');
         return promptToApi(db, await visible(db, principal, kind, params.promptId, query.workspace_id));
@@ -111,6 +112,7 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
       query: lookupQuery,
       response: emptyObject,
       audit: { action: action('delete'), resourceType: k.resourceType },
+      entity: { table: 'prompts' },
       async handler({ db, principal, params, query, mutate }) {
         await requirePromptAccess(db, principal, 'write');
         const before = await visible(db, principal, kind, params.promptId, query.workspace_id);
@@ -179,6 +181,7 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
       body: publishBody,
       response: k.schema,
       audit: { action: action('publish'), resourceType: k.resourceType },
+      entity: { exempt: 'it is an action on the prompt (publishing a version), not a write of the prompt' },
       async handler({ db, principal, params, query, body, mutate }) {
         await requirePromptAccess(db, principal, 'write');
         const before = await visible(db, principal, kind, params.promptId, query.workspace_id);
@@ -204,6 +207,7 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
       body: labelAssignBody,
       response: k.schema,
       audit: { action: action('label'), resourceType: k.resourceType },
+      entity: { exempt: 'it is an action on a label of a version, not a write of the prompt' },
       async handler({ db, principal, params, query, body, mutate }) {
         await requirePromptAccess(db, principal, 'write');
         const before = await visible(db, principal, kind, params.promptId, query.workspace_id);
@@ -227,6 +231,7 @@ export function versionedRoutes(kind: PromptKind): RouteDefinition[] {
       query: lookupQuery,
       response: k.schema,
       audit: { action: action('unlabel'), resourceType: k.resourceType },
+      entity: { exempt: 'it is an action on a label of a version, not a write of the prompt' },
       async handler({ db, principal, params, query, mutate }) {
         await requirePromptAccess(db, principal, 'write');
         const before = await visible(db, principal, kind, params.promptId, query.workspace_id);

@@ -55,6 +55,7 @@ export const providerRoutes: RouteDefinition[] = [
     response: providerSchema,
     status: 201,
     audit: { action: 'providers.create', resourceType: 'provider' },
+    entity: { table: 'providers' },
     async handler({ db, principal, body, mutate }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
@@ -140,6 +141,7 @@ export const providerRoutes: RouteDefinition[] = [
     params: providerParams,
     query: providerLookupQuery,
     response: providerSchema,
+    entity: { table: 'providers' },
     async handler(ctx) {
       const provider = providerToApi(
         await visibleProvider(ctx, ctx.params.providerId, ctx.query.workspace_id),
@@ -161,6 +163,7 @@ export const providerRoutes: RouteDefinition[] = [
     body: updateProviderBody,
     response: providerSchema,
     audit: { action: 'providers.update', resourceType: 'provider' },
+    entity: { table: 'providers' },
     async handler(ctx) {
       const { principal, params, body, mutate } = ctx;
       const before = await visibleProvider(ctx, params.providerId, ctx.query.workspace_id);
@@ -202,6 +205,7 @@ export const providerRoutes: RouteDefinition[] = [
     query: providerLookupQuery,
     response: emptyObject,
     audit: { action: 'providers.delete', resourceType: 'provider' },
+    entity: { table: 'providers' },
     async handler(ctx) {
       const { principal, params, mutate } = ctx;
       const before = await visibleProvider(ctx, params.providerId, ctx.query.workspace_id);

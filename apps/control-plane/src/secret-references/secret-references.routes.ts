@@ -170,6 +170,7 @@ export const secretReferenceRoutes: RouteDefinition[] = [
     response: secretReferenceSchema,
     status: 201,
     audit: { action: 'secret_references.create', resourceType: 'secret_reference' },
+    entity: { table: 'secret_references' },
     async handler({ db, principal, body, mutate, masterKey }) {
       const id = randomUUID();
       const sealed = sealAuth(masterKey, id, body.auth ?? null);
@@ -236,6 +237,7 @@ export const secretReferenceRoutes: RouteDefinition[] = [
     scope: 'secret_references.read',
     params: secretReferenceParams,
     response: secretReferenceSchema,
+    entity: { table: 'secret_references' },
     async handler({ db, principal, params }) {
       return toApi(await findReference(db, principal, params.secretReferenceId));
     },
@@ -250,6 +252,7 @@ export const secretReferenceRoutes: RouteDefinition[] = [
     body: updateSecretReferenceBody,
     response: secretReferenceSchema,
     audit: { action: 'secret_references.update', resourceType: 'secret_reference' },
+    entity: { table: 'secret_references' },
     async handler({ db, principal, params, body, mutate, masterKey }) {
       const before = await findReference(db, principal, params.secretReferenceId);
       const settings =
@@ -306,6 +309,7 @@ export const secretReferenceRoutes: RouteDefinition[] = [
     params: secretReferenceParams,
     response: emptyObject,
     audit: { action: 'secret_references.delete', resourceType: 'secret_reference' },
+    entity: { table: 'secret_references' },
     async handler({ db, principal, params, mutate }) {
       const before = await findReference(db, principal, params.secretReferenceId);
       return mutate({ resourceId: before.id, workspaceId: null }, async (tx) => {

@@ -159,6 +159,7 @@ export const userInviteRoutes: RouteDefinition[] = [
     params: inviteParams,
     response: inviteSchema,
     audit: { action: 'user_invites.cancel', resourceType: 'user_invite' },
+    entity: { exempt: 'invites have no version' },
     async handler({ principal, params, mutate }) {
       return mutate({ resourceId: params.inviteId, workspaceId: null }, async (tx) => {
         const current = await lockInvite(tx.db, principal, params.inviteId);

@@ -52,6 +52,12 @@ async function lockActiveUser(
   return row;
 }
 
+/** A user write locks the organisation's owners before the user (lockOwners): If-Match keeps that order. */
+const WRITTEN_USER = {
+  table: 'users',
+  lockBefore: (db: Kysely<ControlDatabase>, principal: Principal) => lockOwners(db, principal.organisationId),
+} as const;
+
 export const userRoutes: RouteDefinition[] = [
   defineRoute({
     method: 'get',
@@ -92,6 +98,7 @@ export const userRoutes: RouteDefinition[] = [
     level: 'organisation',
     params: userParams,
     response: userSchema,
+    entity: { table: 'users' },
     async handler({ db, principal, params }) {
       const row = await db
         .selectFrom('users')
@@ -114,6 +121,7 @@ export const userRoutes: RouteDefinition[] = [
     body: updateBody,
     response: userSchema,
     audit: { action: 'users.update', resourceType: 'user' },
+    entity: WRITTEN_USER,
     async handler({ principal, params, body, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);
@@ -133,6 +141,7 @@ export const userRoutes: RouteDefinition[] = [
     params: userParams,
     response: userSchema,
     audit: { action: 'users.delete', resourceType: 'user' },
+    entity: WRITTEN_USER,
     async handler({ principal, params, mutate }) {
       return mutate({ resourceId: params.userId, workspaceId: null }, async (tx) => {
         const owners = await lockOwners(tx.db, principal.organisationId);

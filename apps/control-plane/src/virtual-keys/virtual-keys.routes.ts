@@ -58,6 +58,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     response: virtualKeySchema,
     status: 201,
     audit: { action: 'virtual_keys.create', resourceType: 'virtual_key' },
+    entity: { table: 'providers' },
     async handler({ db, principal, body, mutate, secrets }) {
       const workspace = await targetWorkspace(db, principal, body.workspace_id, 'body.workspace_id');
       if (workspace.status === 'archived') throw conflict('the workspace is archived', 'body.workspace_id');
@@ -130,6 +131,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: virtualKeyParams,
     response: virtualKeySchema,
+    entity: { table: 'providers' },
     async handler(ctx) {
       const key = virtualKeyToApi(
         await findVisibleProvider(ctx.db, ctx.principal, ctx.params.virtualKeyId, WHAT),
@@ -150,6 +152,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     body: updateVirtualKeyBody,
     response: virtualKeySchema,
     audit: { action: 'virtual_keys.update', resourceType: 'virtual_key' },
+    entity: { table: 'providers' },
     async handler(ctx) {
       const { db, principal, params, body, mutate, masterKey, secrets } = ctx;
       const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
@@ -231,6 +234,7 @@ export const virtualKeyRoutes: RouteDefinition[] = [
     params: virtualKeyParams,
     response: emptyObject,
     audit: { action: 'virtual_keys.delete', resourceType: 'virtual_key' },
+    entity: { table: 'providers' },
     async handler({ db, principal, params, mutate }) {
       const before = await findVisibleProvider(db, principal, params.virtualKeyId, WHAT);
       return mutate({ resourceId: before.id, workspaceId: before.workspace_id }, async (tx) => {

@@ -186,6 +186,7 @@ export const workspaceMemberRoutes: RouteDefinition[] = [
     body: updateBody,
     response: memberSchema,
     audit: { action: 'workspace_members.update', resourceType: 'workspace_member' },
+    entity: { exempt: 'workspace memberships have no version' },
     async handler({ db, principal, params, body, mutate }) {
       const workspace = await visibleWorkspace(db, principal, params.workspaceId);
       return mutate({ resourceId: params.userId, workspaceId: workspace.id }, async (tx) => {
@@ -212,6 +213,7 @@ export const workspaceMemberRoutes: RouteDefinition[] = [
     params: memberParams,
     response: memberSchema,
     audit: { action: 'workspace_members.delete', resourceType: 'workspace_member' },
+    entity: { exempt: 'workspace memberships have no version' },
     async handler({ db, principal, params, mutate }) {
       const workspace = await visibleWorkspace(db, principal, params.workspaceId);
       return mutate({ resourceId: params.userId, workspaceId: workspace.id }, async (tx) => {

@@ -72,6 +72,7 @@ export const workspaceRoutes: RouteDefinition[] = [
     response: workspaceSchema,
     status: 201,
     audit: { action: 'workspaces.create', resourceType: 'workspace' },
+    entity: { table: 'workspaces' },
     async handler({ principal, body, mutate }) {
       const id = randomUUID();
       const settings = settingsOrThrow({}, body.settings);
@@ -145,6 +146,7 @@ export const workspaceRoutes: RouteDefinition[] = [
     level: 'workspace',
     params: workspaceParams,
     response: workspaceSchema,
+    entity: { table: 'workspaces' },
     async handler(ctx) {
       const { db, principal, params } = ctx;
       const row = await visibleWorkspace(db, principal, params.workspaceId);
@@ -165,6 +167,7 @@ export const workspaceRoutes: RouteDefinition[] = [
     body: updateWorkspaceBody,
     response: workspaceSchema,
     audit: { action: 'workspaces.update', resourceType: 'workspace' },
+    entity: { table: 'workspaces' },
     async handler(ctx) {
       const { db, principal, params, body, mutate } = ctx;
       const { id } = await visibleWorkspace(db, principal, params.workspaceId);
@@ -219,6 +222,7 @@ export const workspaceRoutes: RouteDefinition[] = [
     params: workspaceParams,
     response: workspaceSchema,
     audit: { action: 'workspaces.delete', resourceType: 'workspace' },
+    entity: { table: 'workspaces' },
     async handler({ db, principal, params, mutate }) {
       const { id } = await visibleWorkspace(db, principal, params.workspaceId);
       return mutate({ resourceId: id, workspaceId: id }, async (tx) => {
