@@ -25,6 +25,7 @@ export async function callConfig(
     requestSink: ctx.facts.request,
     responseSink: ctx.facts.response,
     managed: ctx.access?.leaves,
+    cacheScope: ctx.access?.identity.workspace.id,
     metadata: ctx.facts.metadata,
     preread: { body: ctx.body ?? Buffer.alloc(0), json: ctx.json },
     // The targets' own limits charge what the request's settle charges: one claim for both.

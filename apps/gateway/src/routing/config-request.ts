@@ -16,6 +16,11 @@ export interface ConfigRequest {
   readonly headerProvider: HeaderProvider;
   readonly metadata: Readonly<Record<string, string>>;
   readonly cacheHeaders: CacheHeaders;
+  /**
+   * Whose cache entries the request may read and write: its workspace in control-plane mode, ''
+   * standalone (one tenant). Two scopes never share an entry (cache/cache-key.ts).
+   */
+  readonly cacheScope: string;
   readonly body: Buffer;
   /** The parsed body when it is JSON. */
   readonly json: unknown;

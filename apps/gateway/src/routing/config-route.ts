@@ -46,6 +46,8 @@ export interface ConfigRequestParts {
   /** Control-plane mode: managed providers of the request's workspace, and the merged metadata. */
   readonly managed?: LeafResolver | undefined;
   readonly metadata?: Readonly<Record<string, string>>;
+  /** Control-plane mode: the request's workspace, whose cache entries it alone reads and writes. */
+  readonly cacheScope?: string | undefined;
   /** The body, when an earlier stage (limits) already read it. */
   readonly preread?: { readonly body: Buffer; readonly json: unknown } | undefined;
   /** The answer's facts as charged (usage an earlier answer claimed is a repeat: pipeline/usage-claims.ts). */
@@ -140,6 +142,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
           },
           metadata: parts.metadata ?? service.metadata,
           cacheHeaders,
+          cacheScope: parts.cacheScope ?? '',
           body,
           json,
           signal: gone.signal,

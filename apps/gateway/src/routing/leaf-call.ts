@@ -204,7 +204,7 @@ export class LeafCaller {
             body: plan.json ?? plan.body,
             namespace: request.cacheHeaders.namespace,
             forceRefresh: request.cacheHeaders.forceRefresh,
-            scope: '',
+            scope: request.cacheScope,
           })
         : undefined;
     // A failed input guardrail without deny adds its results to the answer (246): read it whole.
