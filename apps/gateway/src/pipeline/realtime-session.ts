@@ -50,6 +50,14 @@ export function readRealtimeModel(ctx: RequestContext, target: PlainTarget): voi
   ctx.model = model;
   ctx.facts.modelRequested = named.slice(0, 256);
   if (!managed) return;
+  // Without a model the provider picks one, which no list can check.
+  if (named === '' && managed.allowedModels.length > 0) {
+    throw gatewayError(
+      'model_not_allowed',
+      `${managed.ref.slug} allows only some models (its allowed_models): name the session's ${azure ? 'deployment' : 'model'}`,
+      { param: azure ? 'deployment' : 'model' },
+    );
+  }
   assertNamedModelAllowed(managed, named, azure ? 'deployment' : 'model');
   const served = azure && managed.options.deployments.find((d) => d.deploymentId === named)?.model;
   if (served) ctx.model = served;
