@@ -25,6 +25,7 @@ export {
   type ManagedRef,
   type ManagedRequest,
   type ManagedTarget,
+  modelCalled,
   needsModel,
   resolveManaged,
 } from './managed-provider.js';

@@ -3,6 +3,7 @@
 // credentials) become the provider type, opened credentials, options and model allow-lists.
 import { EntityKind, EntityStatus, type IntegrationWorkspace } from '@aigw/proto';
 import { gatewayError } from '../errors.js';
+import { mediaModel } from '../formats/index.js';
 import { azureDeploymentOf } from '../providers/azure-openai.js';
 import { getProvider } from '../providers/registry.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
@@ -238,6 +239,31 @@ export function assertModelAllowed(target: ManagedTarget, model: string, param: 
     `model "${model.slice(0, 128)}" is not allowed through ${target.ref.slug} (its allowed_models)`,
     { param },
   );
+}
+
+/**
+ * The model an allow-list checks: the one a request names, else the one the call runs (an image
+ * request's default, dall-e-2); '' for calls that run none (files, lists). A Responses call naming
+ * none runs a stored prompt's model, which the gateway cannot know: refused under a list.
+ */
+export function modelCalled(
+  target: ManagedTarget,
+  method: string,
+  path: string,
+  named: string,
+  asked: unknown,
+): string {
+  if (named !== '') return named;
+  const media = mediaModel(path, '', asked);
+  if (media !== '') return media;
+  if (method === 'POST' && path === '/responses' && target.allowedModels.length > 0) {
+    throw gatewayError(
+      'model_not_allowed',
+      `${target.ref.slug} allows only some models (its allowed_models): name the model of a Responses call (without one it runs a stored prompt's, which cannot be checked)`,
+      { param: 'model' },
+    );
+  }
+  return '';
 }
 
 /**

@@ -41,11 +41,14 @@ beforeAll(async () => {
 
 afterAll(() => gw?.close());
 
-async function post(path: string, slug: string, body: unknown) {
+async function post(path: string, slug: string, body: unknown, viaConfig = false) {
   gw.mock.clear();
+  const route = viaConfig
+    ? { 'x-service-config': JSON.stringify({ provider: slug }) }
+    : { 'x-service-provider': slug };
   const res = await fetch(`${gw.base}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-api-key': key, 'x-service-provider': slug },
+    headers: { 'content-type': 'application/json', 'x-service-api-key': key, ...route },
     body: JSON.stringify(body),
   });
   const answer = (await res.json()) as { error?: { code?: string } };
@@ -67,12 +70,21 @@ describe('calls that name no model, under an allow-list', () => {
       status: 200,
       reached: true,
     });
+    // The same through a config naming the provider.
+    expect(await post('/v1/images/generations', '@images-new', { prompt: 'a cat' }, true)).toEqual(refused);
+    expect(await post('/v1/images/generations', '@images-old', { prompt: 'a cat' }, true)).toMatchObject({
+      status: 200,
+      reached: true,
+    });
   });
 
   test('a Responses call without a model (a stored prompt runs its own) is refused; naming an allowed one goes', async () => {
     expect(await post('/v1/responses', '@images-new', { prompt: { id: 'pmpt_123' }, input: 'hi' })).toEqual(
       refused,
     );
+    expect(
+      await post('/v1/responses', '@images-new', { prompt: { id: 'pmpt_123' }, input: 'hi' }, true),
+    ).toEqual(refused);
     const named = await post('/v1/responses', '@images-new', { model: 'gpt-4o', input: 'hi' });
     expect(named.reached).toBe(true);
   });

@@ -9,11 +9,11 @@ import {
   assertModelAllowed,
   cloudFor,
   deploymentModel,
-  type ManagedTarget,
+  modelCalled,
   needsModel,
 } from '../access/index.js';
 import { gatewayError } from '../errors.js';
-import { formRequest, mediaEndpoint, mediaModel } from '../formats/index.js';
+import { formRequest, mediaEndpoint } from '../formats/index.js';
 import { requestModel } from '../formats/request-model.js';
 import type { Limits } from '../limits/index.js';
 import { CLOUD_HEADER, readCloudOptions } from '../providers/cloud-headers.js';
@@ -60,25 +60,6 @@ function parse(ctx: RequestContext, body: Buffer, required = true): void {
     throw gatewayError('invalid_json', 'The request body is not valid JSON');
   }
   ctx.facts.modelRequested = jsonModel(ctx.json);
-}
-
-/**
- * The model an allow-list checks: the one the request names, else the one the call runs (an image
- * request's default, dall-e-2); '' for calls that run none (files, lists). A Responses call naming
- * none runs a stored prompt's model, which the gateway cannot know: refused under a list.
- */
-function modelRun(ctx: RequestContext, managed: ManagedTarget): string {
-  if (ctx.model !== '') return ctx.model;
-  const media = mediaModel(ctx.path, '', ctx.json ?? ctx.form);
-  if (media !== '') return media;
-  if (ctx.method === 'POST' && ctx.path === '/responses' && managed.allowedModels.length > 0) {
-    throw gatewayError(
-      'model_not_allowed',
-      `${managed.ref.slug} allows only some models (its allowed_models): name the model of a Responses call (without one it runs a stored prompt's, which cannot be checked)`,
-      { param: 'model' },
-    );
-  }
-  return '';
 }
 
 /** A config reads the whole body: its targets, retries and override_params each send it again. */
@@ -144,7 +125,11 @@ export async function readTargetBody(
   if (ctx.json === undefined) ctx.form = formRequest(ctx.req.headers['content-type'], body);
   ctx.model = requestModel(ctx.path, undefined, undefined, ctx.json ?? ctx.form);
   if (managed && needsModel(managed)) {
-    assertModelAllowed(managed, modelRun(ctx, managed), 'model');
+    assertModelAllowed(
+      managed,
+      modelCalled(managed, ctx.method, ctx.path, ctx.model, ctx.json ?? ctx.form),
+      'model',
+    );
     const cloud = cloudFor(managed, readCloudOptions(ctx.req.headers), ctx.model);
     assertDeploymentAllowed(managed, ctx.path, cloud, CLOUD_HEADER.azureDeploymentId);
     target.base = { ...target.base, cloud };

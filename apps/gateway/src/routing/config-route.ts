@@ -139,6 +139,7 @@ export function createConfigRoute(deps: ConfigRouteDeps): ConfigRoute {
             model: parts.managed ? requestModel(parts.path, req.headers['content-type'], body, json) : '',
             path: parts.path,
             method: parts.method,
+            asked: json,
           },
           metadata: parts.metadata ?? service.metadata,
           cacheHeaders,

@@ -11,6 +11,7 @@ import {
   type LeafResolver,
   type ManagedRef,
   type ManagedTarget,
+  modelCalled,
 } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import type { CloudOptions, ProviderDefinition } from '../providers/types.js';
@@ -34,6 +35,8 @@ export interface HeaderProvider {
   readonly path?: string;
   /** The request's method: a batch's creation (managed allow-lists). */
   readonly method?: string;
+  /** The parsed body (or form): the model a call runs when it names none (managed allow-lists). */
+  readonly asked?: unknown;
 }
 
 export interface LeafTarget {
@@ -111,7 +114,10 @@ function managedTarget(
   headers: HeaderProvider,
 ): LeafTarget {
   const override = settings.override_params?.model;
-  const model = typeof override === 'string' ? override : (headers.model ?? '');
+  const model =
+    typeof override === 'string'
+      ? override
+      : modelCalled(managed, headers.method ?? '', headers.path ?? '', headers.model ?? '', headers.asked);
   assertModelAllowed(managed, model, H.config);
   // A batch's models are in its input file or its requests, which only a plain call checks
   // (pipeline/batch-models.ts): through a config, an allow-list refuses the batch.
