@@ -43,7 +43,7 @@ afterAll(() => gw?.close());
 
 async function post(path: string, slug: string, body: unknown, viaConfig = false) {
   gw.mock.clear();
-  const route = viaConfig
+  const route: Record<string, string> = viaConfig
     ? { 'x-service-config': JSON.stringify({ provider: slug }) }
     : { 'x-service-provider': slug };
   const res = await fetch(`${gw.base}${path}`, {

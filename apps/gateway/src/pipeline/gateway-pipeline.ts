@@ -88,7 +88,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
   const routeDeps = { access: deps.access, customHosts, maxBodyBytes: config.MAX_BODY_BYTES };
   const bodyDeps = { maxBodyBytes: config.MAX_BODY_BYTES, limits: deps.limits };
   const callDeps = { idleTimeoutMs: config.UPSTREAM_TIMEOUT_MS, maxBodyBytes: config.MAX_BODY_BYTES };
-  const realtime = createRealtimeRelay({ log, limits: deps.limits });
+  const realtime = createRealtimeRelay({ log, limits: deps.limits, access: deps.access });
   const mcpDeps = { ...callDeps, credentials: new McpCredentials(config.MASTER_KEY, customHosts, log) };
   const claims = createUsageClaims(deps.redis, log);
 
@@ -203,7 +203,7 @@ export function createGatewayPipeline(deps: PipelineDeps): GatewayPipeline {
             H.config,
           );
         }
-        readRealtimeModel(ctx, route.target);
+        readRealtimeModel(ctx, route.target.managed);
         await admitLimits(ctx, deps.limits, route.target.provider.id);
         await realtime.relay(ctx, route.target, socket, head);
       } catch (err) {

@@ -4,7 +4,14 @@
 
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { type Entity, RateLimitType, RateLimitUnit, type RequestEvent, UsageLimitType } from '@aigw/proto';
+import {
+  type Entity,
+  EntityStatus,
+  RateLimitType,
+  RateLimitUnit,
+  type RequestEvent,
+  UsageLimitType,
+} from '@aigw/proto';
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import WebSocket from 'ws';
@@ -194,5 +201,46 @@ describe('realtime sessions under an allow-list', () => {
     expect(await opened(allowed)).toBe(101);
     allowed.close();
     await once(allowed, 'close');
+  });
+});
+
+describe('realtime sessions and a credential withdrawn', () => {
+  test('a session whose API key is disabled ends at its next turn, as a new request would be refused', async () => {
+    const org = randomUUID();
+    const ws = randomUUID();
+    const key = `aigw_${randomUUID()}`;
+    const keyId = randomUUID();
+    const int = randomUUID();
+    gw = await startControlPlaneGateway([]);
+    const current = gw;
+    const tenant = (status: EntityStatus) => [
+      organisation(org),
+      workspace(ws, org),
+      apiKey(key, org, ws, { id: keyId, status }),
+      integration(int, org, {
+        credentials: { api_key: 'sk-managed' },
+        options: { custom_host: `${current.mock.url}/v1` },
+      }),
+      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+    ];
+    gw.use(tenant(EntityStatus.ACTIVE));
+    const session = new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=gpt-4o-realtime`, {
+      headers: {
+        'x-service-api-key': key,
+        'x-service-provider': '@openai-prod',
+        'x-service-trace-id': 'rt-revoked',
+      },
+    });
+    const wait = inbox(session);
+    expect(await opened(session)).toBe(101);
+    session.send(JSON.stringify({ type: 'response.create' }));
+    expect(await wait('response.done')).toHaveLength(1);
+    // The key is disabled while the session is open: its next turn is its last.
+    gw.use(tenant(EntityStatus.DISABLED));
+    session.send(JSON.stringify({ type: 'response.create' }));
+    const [code] = (await once(session, 'close')) as [number];
+    expect(code).toBe(1008);
+    expect((await wait('error'))[0]?.error?.code).toBe('invalid_api_key');
+    expect((await gw.eventFor('rt-revoked')).error?.code).toBe('invalid_api_key');
   });
 });

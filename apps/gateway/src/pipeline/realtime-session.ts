@@ -10,18 +10,27 @@ import type { UsageCharge } from '@aigw/proto';
 import type { AppError, Logger } from '@aigw/runtime';
 import { createPinnedAgent } from '@aigw/ssrf';
 import WebSocket, { type RawData, WebSocketServer } from 'ws';
-import { assertNamedModelAllowed, limitSubject } from '../access/index.js';
+import {
+  type AccessResolver,
+  assertNamedModelAllowed,
+  limitSubject,
+  type ManagedTarget,
+  type RequestAccess,
+} from '../access/index.js';
 import { asGatewayError, gatewayError, writeErrorToSocket } from '../errors.js';
 import type { ActualUsage, Limits } from '../limits/index.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
 import type { ForwardResult } from '../upstream/forward.js';
 import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import type { Usage } from '../upstream/usage.js';
+import { authorise } from './authorise.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
 
 export interface RealtimeDeps {
   readonly log: Logger;
   readonly limits: Limits | undefined;
+  /** Control-plane mode: each turn is allowed as a new request would be, in the snapshot of now. */
+  readonly access: AccessResolver | undefined;
 }
 
 /** Headers of the client's handshake that the upstream handshake makes for itself. */
@@ -41,10 +50,9 @@ const POLICY_VIOLATION = 1008;
  * reached). Limits count a listed Azure deployment as the model it serves; the event keeps what
  * the session named.
  */
-export function readRealtimeModel(ctx: RequestContext, target: PlainTarget): void {
+export function readRealtimeModel(ctx: RequestContext, managed: ManagedTarget | undefined): void {
   const query = new URLSearchParams(ctx.search);
   const model = query.get('model') ?? '';
-  const managed = target.managed;
   const azure = managed?.provider.id === 'azure-openai';
   const named = azure ? (query.get('deployment') ?? model) : model;
   ctx.model = model;
@@ -111,7 +119,7 @@ export function createRealtimeRelay(deps: RealtimeDeps) {
         // A custom host is reached only at the address that was checked (no DNS rebinding).
         ...(target.host ? { agent: createPinnedAgent(target.host.target) } : {}),
       });
-      const meter = new TurnMeter(ctx, deps.limits, target.provider.id);
+      const meter = new TurnMeter(ctx, deps.limits, deps.access, target.provider.id);
 
       return new Promise<void>((resolve) => {
         const finish = () => {
@@ -198,7 +206,7 @@ export function createRealtimeRelay(deps: RealtimeDeps) {
   };
 
   function stop(client: WebSocket, upstream: WebSocket, error: AppError) {
-    deps.log.info({ code: error.code }, 'realtime session stopped by its limits');
+    deps.log.info({ code: error.code }, 'realtime session stopped: its next turn is refused');
     if (client.readyState === WebSocket.OPEN) {
       client.send(
         JSON.stringify({
@@ -246,6 +254,7 @@ class TurnMeter {
   constructor(
     private readonly ctx: RequestContext,
     private readonly limits: Limits | undefined,
+    private readonly resolver: AccessResolver | undefined,
     private readonly providerType: string,
   ) {}
 
@@ -286,13 +295,15 @@ class TurnMeter {
   private async nextTurn(turn: ActualUsage, stop: (error: AppError) => void): Promise<void> {
     const { ctx, limits } = this;
     const admission = ctx.admission;
-    const access = ctx.access;
-    if (!admission || !limits || !access) return;
-    ctx.admission = undefined;
-    this.charged.push(admission.usageCharges);
-    await admission.settle(turn);
-    if (this.closed) return;
+    if (admission) {
+      ctx.admission = undefined;
+      this.charged.push(admission.usageCharges);
+      await admission.settle(turn);
+    }
+    if (this.closed || !ctx.access) return;
     try {
+      const access = await this.reauthorise();
+      if (!limits) return;
       const subject = limitSubject(access, this.providerType, ctx.model);
       ctx.admission = await limits.admit(access.snapshot, subject, {}, true);
       if (this.closed) void ctx.admission.settle(undefined);
@@ -306,6 +317,25 @@ class TurnMeter {
       };
       stop(error);
     }
+  }
+
+  /**
+   * The next turn is allowed as a new request on the same credential would be, in the snapshot of
+   * now: a key disabled, expired or deleted, a token expired, a scope, provider or model withdrawn
+   * ends the session (throws the same error the request would get).
+   */
+  private async reauthorise(): Promise<RequestAccess> {
+    const { ctx, resolver } = this;
+    const before = ctx.access as RequestAccess;
+    if (!resolver) return before;
+    const snapshot = resolver.current();
+    const found = resolver.identify(snapshot, ctx.req.headers);
+    const identity = found instanceof Promise ? await found : found;
+    authorise(identity);
+    const access = resolver.resolve(snapshot, identity, ctx.req.headers, ctx.service as ServiceHeaders);
+    readRealtimeModel(ctx, access.route.kind === 'managed' ? access.route.target : undefined);
+    ctx.access = access;
+    return access;
   }
 
   /** The session ended: what the event reports of the turns already charged. */
