@@ -68,6 +68,8 @@ const CODES = {
   mcp_server_unavailable: { status: 403, type: 'permission_error' },
   /** `/v1/mcp/<slug>` names no active MCP server of the key's workspace (or the gateway is standalone). */
   mcp_server_not_found: { status: 404, type: 'not_found_error' },
+  /** The API key runs its default config on every request (`allow_config_override: false`): the request named another. */
+  config_override_not_allowed: { status: 403, type: 'permission_error' },
   /** The model is not in the managed provider's (or its integration's) allow-list. */
   model_not_allowed: { status: 403, type: 'permission_error' },
   /**

@@ -111,6 +111,8 @@ export function apiKey(
     userId?: string;
     metadata?: Record<string, string>;
     configId?: string;
+    /** `defaults.allow_config_override: false`: every request runs `configId`. */
+    configEnforced?: boolean;
     scopes?: string[];
   } = {},
 ): Entity {
@@ -128,7 +130,11 @@ export function apiKey(
         status: fields.status ?? EntityStatus.ACTIVE,
         expiresAtMs: fields.expiresAtMs ?? 0,
         userId: fields.userId ?? (type === ApiKeyType.WORKSPACE ? 'user-1' : ''),
-        defaults: { metadata: fields.metadata ?? {}, configId: fields.configId ?? '' },
+        defaults: {
+          metadata: fields.metadata ?? {},
+          configId: fields.configId ?? '',
+          configEnforced: fields.configEnforced ?? false,
+        },
         rateLimits: [],
         usageLimits: [],
         createdAtMs: 0,

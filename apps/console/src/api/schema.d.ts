@@ -3113,6 +3113,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         config_id?: string;
+                        allow_config_override?: boolean;
                     };
                 };
             };
@@ -3167,6 +3168,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;
@@ -3227,6 +3229,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         config_id?: string;
+                        allow_config_override?: boolean;
                     };
                     workspace_id: string;
                     /** Format: uuid */
@@ -3284,6 +3287,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;
@@ -3344,6 +3348,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         config_id?: string;
+                        allow_config_override?: boolean;
                     };
                     workspace_id: string;
                 };
@@ -3399,6 +3404,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;
@@ -3486,6 +3492,7 @@ export interface operations {
                                     [key: string]: string;
                                 };
                                 config_id: string | null;
+                                allow_config_override: boolean;
                             };
                             created_by_user_id: string | null;
                             created_by_api_key_id: string | null;
@@ -3568,6 +3575,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;
@@ -3633,6 +3641,7 @@ export interface operations {
                             [key: string]: string;
                         };
                         config_id?: string;
+                        allow_config_override?: boolean;
                     };
                 };
             };
@@ -3687,6 +3696,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;
@@ -3823,6 +3833,7 @@ export interface operations {
                                 [key: string]: string;
                             };
                             config_id: string | null;
+                            allow_config_override: boolean;
                         };
                         created_by_user_id: string | null;
                         created_by_api_key_id: string | null;

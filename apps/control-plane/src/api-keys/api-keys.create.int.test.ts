@@ -5,6 +5,33 @@ import { test } from '../../test/harness.js';
 import { auditEvents } from '../../test/outbox-rows.js';
 import { keyChanges, tenant, userKey } from './api-keys.test-support.js';
 
+describe('a key that may not set its default config aside', () => {
+  test('allow_config_override: false is stored, answered and published; it needs a config_id', async ({
+    cp,
+    pg,
+  }) => {
+    const post = (defaults: Record<string, unknown>) =>
+      cp.call('post', '/api-keys/organisation/service', {
+        body: { name: 'enforced', scopes: ['logs.view'], defaults },
+      });
+    const created = await post({ config_id: 'cfg-guarded', allow_config_override: false });
+    expect(created.status).toBe(201);
+    expect(created.body.defaults).toEqual({
+      metadata: {},
+      config_id: 'cfg-guarded',
+      allow_config_override: false,
+    });
+    const [change] = await keyChanges(pg.pool, created.body.id);
+    expect(change?.entity?.body).toMatchObject({
+      $case: 'apiKey',
+      value: { defaults: { configId: 'cfg-guarded', configEnforced: true } },
+    });
+    const refused = await post({ allow_config_override: false });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'AB01', param: 'body.defaults.allow_config_override' });
+  });
+});
+
 describe('creating admin API keys', () => {
   test('returns the raw key once, stores only its hash, and the key works', async ({ cp, pg }) => {
     const created = await cp.call('post', '/api-keys/organisation/service', {
@@ -133,7 +160,11 @@ describe('creating admin API keys', () => {
         current_usage: 0,
       },
     ]);
-    expect(ok.body.defaults).toEqual({ metadata: { team: 'core' }, config_id: 'cfg-main' });
+    expect(ok.body.defaults).toEqual({
+      metadata: { team: 'core' },
+      config_id: 'cfg-main',
+      allow_config_override: true,
+    });
 
     const refused: [Record<string, unknown>, string][] = [
       [{ rate_limits: [{ type: 'requests', unit: 'rpm', value: 60, burst: 5 }] }, 'body.rate_limits.0'],

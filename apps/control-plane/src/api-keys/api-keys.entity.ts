@@ -26,8 +26,15 @@ const STATUSES = {
   archived: EntityStatus.ARCHIVED,
 } as const;
 
+/** `api_keys.defaults` as the admin API stored it. */
+interface StoredDefaults {
+  readonly metadata?: Record<string, string>;
+  readonly config_id?: string;
+  readonly allow_config_override?: boolean;
+}
+
 export function apiKeyEntity(row: ApiKeyRow): Entity {
-  const defaults = row.defaults as { metadata?: Record<string, string>; config_id?: string };
+  const defaults = row.defaults as StoredDefaults;
   return {
     kind: EntityKind.API_KEY,
     id: row.id,
@@ -47,7 +54,11 @@ export function apiKeyEntity(row: ApiKeyRow): Entity {
         status: STATUSES[row.status],
         expiresAtMs: row.expires_at?.getTime() ?? 0,
         userId: row.user_id ?? '',
-        defaults: { metadata: defaults.metadata ?? {}, configId: defaults.config_id ?? '' },
+        defaults: {
+          metadata: defaults.metadata ?? {},
+          configId: defaults.config_id ?? '',
+          configEnforced: defaults.allow_config_override === false && Boolean(defaults.config_id),
+        },
         rateLimits: rateLimitsToProto(row.rate_limits as RateLimitInput[]),
         usageLimits: usageLimitsToProto(row.usage_limits as UsageLimitInput[]),
         createdAtMs: row.created_at.getTime(),
@@ -63,7 +74,7 @@ export function maskedKey(last4: string): string {
 
 /** The key as the admin API returns it: never the raw key nor its hash. */
 export function apiKeyToApi(row: ApiKeyRow) {
-  const defaults = row.defaults as { metadata?: Record<string, string>; config_id?: string };
+  const defaults = row.defaults as StoredDefaults;
   return {
     id: row.id,
     object: 'api-key' as const,
@@ -81,7 +92,11 @@ export function apiKeyToApi(row: ApiKeyRow) {
     rate_limits: row.rate_limits as RateLimitInput[],
     // 0 until a route fills it from the usage ledger (apiKeyUsage); fractional USD for cost.
     usage_limits: (row.usage_limits as UsageLimitInput[]).map((limit) => ({ ...limit, current_usage: 0 })),
-    defaults: { metadata: defaults.metadata ?? {}, config_id: defaults.config_id ?? null },
+    defaults: {
+      metadata: defaults.metadata ?? {},
+      config_id: defaults.config_id ?? null,
+      allow_config_override: defaults.allow_config_override !== false,
+    },
     created_by_user_id: row.created_by_user_id,
     created_by_api_key_id: row.created_by_api_key_id,
     created_at: row.created_at.toISOString(),

@@ -165,7 +165,7 @@ describe('changing API keys', () => {
       scopes: ['logs.view', 'logs.list'],
       rate_limits: [{ type: 'tokens', unit: 'rph', value: 1000 }],
       usage_limits: [{ type: 'tokens', credit_limit: 5000, current_usage: 0 }],
-      defaults: { metadata: { env: 'prod' }, config_id: null },
+      defaults: { metadata: { env: 'prod' }, config_id: null, allow_config_override: true },
       type: 'workspace',
       workspace_id: ws,
     });

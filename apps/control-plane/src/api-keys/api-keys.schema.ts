@@ -21,8 +21,14 @@ const defaultsSchema = z
   .object({
     metadata: metadataSchema.optional(),
     config_id: idOrSlug.optional(),
+    /** false: every request of the key runs `config_id` (it may not name another config). */
+    allow_config_override: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((d) => d.allow_config_override !== false || d.config_id !== undefined, {
+    message: 'allow_config_override: false needs a config_id, the config every request then runs',
+    path: ['allow_config_override'],
+  });
 
 const common = {
   name: z.string().trim().min(1).max(255),
@@ -94,7 +100,11 @@ export const apiKeySchema = z.object({
     }),
   ),
   usage_limits: z.array(usageLimitOut),
-  defaults: z.object({ metadata: z.record(z.string(), z.string()), config_id: z.string().nullable() }),
+  defaults: z.object({
+    metadata: z.record(z.string(), z.string()),
+    config_id: z.string().nullable(),
+    allow_config_override: z.boolean(),
+  }),
   created_by_user_id: z.uuid().nullable(),
   created_by_api_key_id: z.uuid().nullable(),
   created_at: z.string(),

@@ -285,6 +285,37 @@ describe('spec 5.1 credential combinations', () => {
     expect((await gw.eventFor('default-config')).configId).toBe(CONFIG_ID);
     gw.use(base);
   });
+
+  it('a key that may not set its default config aside runs it on every request, and refuses another config', async () => {
+    const raw = `aigw_${randomUUID()}`;
+    gw.use([...base, apiKey(raw, ORG, WS, { configId: CONFIG_ID, configEnforced: true })]);
+    const enforced = { 'x-service-api-key': raw };
+    // A managed provider named by the request: still the key's config (it serves targets naming none).
+    gw.mock.clear();
+    const named = await post({
+      ...enforced,
+      'x-service-provider': '@openai-prod',
+      'x-service-trace-id': 'enforced-1',
+    });
+    expect(named.status).toBe(200);
+    expect((await gw.eventFor('enforced-1')).configId).toBe(CONFIG_ID);
+    // Another config, inline or saved, or a deployment: refused before the provider.
+    for (const [header, value] of [
+      ['x-service-config', JSON.stringify({ provider: '@openai-prod' })],
+      ['x-service-deployment', 'anything'],
+    ] as const) {
+      gw.mock.clear();
+      const res = await post({ ...enforced, [header]: value });
+      expect(res.status, header).toBe(403);
+      expect(await refusal(res)).toMatchObject({ code: 'config_override_not_allowed', param: header });
+      expect(gw.mock.requests).toEqual([]);
+    }
+    // Naming the key's own config is no override.
+    const own = await post({ ...enforced, 'x-service-config': CONFIG_ID });
+    expect(own.status).toBe(200);
+    await own.text();
+    gw.use(base);
+  });
 });
 
 describe('managed providers', () => {

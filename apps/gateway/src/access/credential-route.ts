@@ -21,10 +21,16 @@ const NO_CREDENTIAL = new Set(['ollama', 'openai-compatible']);
 /** Provider credentials a client may send (converted or passed as the provider expects them). */
 const AUTH_HEADERS = ['authorization', 'x-api-key', 'api-key', 'x-goog-api-key'];
 
+/**
+ * `enforced`: the key's default config may not be set aside (`defaults.allow_config_override:
+ * false`): every request runs it, one naming another config or a deployment is refused (403), and
+ * provider headers only serve the config's targets that name no provider.
+ */
 export function credentialRoute(
   headers: IncomingHttpHeaders,
   service: ServiceHeaders,
   defaultConfigId: string,
+  enforced = false,
 ): CredentialRoute {
   const config = single(headers, H.config);
   const deployment = single(headers, H.deployment);
@@ -45,6 +51,16 @@ export function credentialRoute(
       `a managed provider's credentials are never sent to ${H.customHost}: set the custom host on the provider instead`,
       H.customHost,
     );
+  }
+  if (enforced && defaultConfigId !== '') {
+    if ((config !== undefined && config !== defaultConfigId) || deployment !== undefined) {
+      throw gatewayError(
+        'config_override_not_allowed',
+        `this API key runs its own default config on every request: send no ${deployment !== undefined ? H.deployment : H.config}`,
+        { param: deployment !== undefined ? H.deployment : H.config },
+      );
+    }
+    return { kind: 'config', value: defaultConfigId, fromKeyDefault: true };
   }
   if (deployment !== undefined) return { kind: 'deployment', ref: deployment };
   if (config !== undefined) return { kind: 'config', value: config, fromKeyDefault: false };

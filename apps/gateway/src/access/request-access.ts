@@ -86,8 +86,13 @@ export function createRequestAccess(deps: AccessDeps): AccessResolver {
     service: ServiceHeaders,
   ) => {
     const workspaceId = identity.workspace.id;
-    const defaultConfig = identity.apiKey?.body.value.defaults?.configId ?? '';
-    const chosen = credentialRoute(headers, service, defaultConfig);
+    const defaults = identity.apiKey?.body.value.defaults;
+    const chosen = credentialRoute(
+      headers,
+      service,
+      defaults?.configId ?? '',
+      defaults?.configEnforced === true,
+    );
     const managed = (request: ManagedRequest) => resolveManaged(snapshot, workspaceId, request);
     let fromHeaders: ManagedTarget | undefined;
     if (chosen.kind === 'virtual_key')

@@ -543,6 +543,13 @@ export interface ApiKeyDefaults {
   metadata: { [key: string]: string };
   /** Config id used when the request names no config and no provider. */
   configId: string;
+  /**
+   * True when the key may not set its default config aside (admin API
+   * `defaults.allow_config_override: false`): every request runs `config_id`, a request naming
+   * another config or a deployment is refused, and provider headers only serve the config's targets
+   * that name no provider.
+   */
+  configEnforced: boolean;
 }
 
 export interface ApiKeyDefaults_MetadataEntry {
@@ -2558,7 +2565,7 @@ export const Workspace_DefaultMetadataEntry: MessageFns<Workspace_DefaultMetadat
 };
 
 function createBaseApiKeyDefaults(): ApiKeyDefaults {
-  return { metadata: {}, configId: "" };
+  return { metadata: {}, configId: "", configEnforced: false };
 }
 
 export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
@@ -2568,6 +2575,9 @@ export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
     });
     if (message.configId !== "") {
       writer.uint32(18).string(message.configId);
+    }
+    if (message.configEnforced !== false) {
+      writer.uint32(24).bool(message.configEnforced);
     }
     return writer;
   },
@@ -2604,6 +2614,14 @@ export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
             message.configId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.configEnforced = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2637,6 +2655,11 @@ export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
         : isSet(object.config_id)
         ? globalThis.String(object.config_id)
         : "",
+      configEnforced: isSet(object.configEnforced)
+        ? globalThis.Boolean(object.configEnforced)
+        : isSet(object.config_enforced)
+        ? globalThis.Boolean(object.config_enforced)
+        : false,
     };
   },
 
@@ -2653,6 +2676,9 @@ export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
     }
     if (message.configId !== "") {
       obj.configId = message.configId;
+    }
+    if (message.configEnforced !== false) {
+      obj.configEnforced = message.configEnforced;
     }
     return obj;
   },
@@ -2672,6 +2698,7 @@ export const ApiKeyDefaults: MessageFns<ApiKeyDefaults> = {
       {},
     );
     message.configId = object.configId ?? "";
+    message.configEnforced = object.configEnforced ?? false;
     return message;
   },
 };
