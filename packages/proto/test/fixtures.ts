@@ -57,7 +57,11 @@ export const apiKeyBody: ApiKey = {
   status: EntityStatus.ACTIVE,
   expiresAtMs: T0 + 86_400_000,
   userId: USER,
-  defaults: { metadata: { _environment: 'prod', team: 'search' }, configId: 'pc-retry-3', configEnforced: true },
+  defaults: {
+    metadata: { _environment: 'prod', team: 'search' },
+    configId: 'pc-retry-3',
+    configEnforced: true,
+  },
   rateLimits: [{ type: RateLimitType.REQUESTS, unit: RateLimitUnit.RPM, value: 600 }],
   usageLimits: [
     {
