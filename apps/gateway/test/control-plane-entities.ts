@@ -453,21 +453,30 @@ export async function startTenantGateway(
 
 /**
  * The entities of one tenant calling `@openai-prod`: organisation, workspace, the API key `key`, and
- * a managed provider over an integration whose host is `gw`'s mock.
+ * a managed provider over an integration whose host is `gw`'s mock (or `host`), with the
+ * integration's `allowedModels` and the key's own `keyFields` when given.
  */
 export function managedTenant(
   gw: ControlPlaneGateway,
-  tenant: { readonly org: string; readonly ws: string; readonly key: string },
+  tenant: {
+    readonly org: string;
+    readonly ws: string;
+    readonly key: string;
+    readonly host?: string;
+    readonly allowedModels?: string[];
+    readonly keyFields?: Parameters<typeof apiKey>[3];
+  },
 ): Entity[] {
   const { org, ws, key } = tenant;
   const int = randomUUID();
   return [
     organisation(org),
     workspace(ws, org),
-    apiKey(key, org, ws),
+    apiKey(key, org, ws, tenant.keyFields),
     integration(int, org, {
       credentials: { api_key: 'sk-managed' },
-      options: { custom_host: `${gw.mock.url}/v1` },
+      options: { custom_host: tenant.host ?? `${gw.mock.url}/v1` },
+      allowedModels: tenant.allowedModels ?? [],
     }),
     provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
   ];

@@ -12,9 +12,8 @@
 import { assertNamedModelAllowed, batchCreation } from '../access/index.js';
 import { gatewayError } from '../errors.js';
 import type { ServiceHeaders } from '../request/service-headers.js';
-import { clientHeadersForProvider, upstreamHeaders } from '../upstream/headers.js';
 import { openExchange, type UpstreamExchange } from '../upstream/upstream-exchange.js';
-import type { CallDeps } from './call-upstream.js';
+import { type CallDeps, providerCallHeaders } from './call-upstream.js';
 import type { PlainTarget, RequestContext } from './request-context.js';
 
 const NO_BODY = Buffer.alloc(0);
@@ -61,12 +60,7 @@ async function checkInputFile(
     cloud: base.cloud,
     customHost: base.customHost,
   });
-  const headers = upstreamHeaders(
-    clientHeadersForProvider(ctx.req.headers),
-    upstream,
-    service.forwardHeaders,
-  );
-  Object.assign(headers, managed.setHeaders);
+  const headers = providerCallHeaders(ctx, target, upstream);
   // The creation's own body headers do not describe this read.
   delete headers['content-type'];
   delete headers['content-length'];

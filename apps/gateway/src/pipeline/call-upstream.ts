@@ -1,6 +1,7 @@
 // Stage: a plain request's call: the provider's URL and headers, then the exchange, streamed both
 // ways (upstream/forward.ts), with what stream-usage.ts added taken back out of the answer.
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { UpstreamTarget } from '../providers/types.js';
 import { H, type ServiceHeaders } from '../request/service-headers.js';
 import { teeTo } from '../translate/tee.js';
 import type { Translation } from '../translate/translation.js';
@@ -21,7 +22,7 @@ export async function callUpstream(
   res: ServerResponse,
 ): Promise<void> {
   const service = ctx.service as ServiceHeaders;
-  const { provider, managed } = target;
+  const { provider } = target;
   if (ctx.translation) return callTranslated(ctx, target, ctx.translation, deps, res);
   const body = ctx.body;
   // Spelled out rather than `{ ...base, body, json }`: that spread was a slow object on this path.
@@ -41,13 +42,7 @@ export async function callUpstream(
         }
       : base,
   );
-  const headers = upstreamHeaders(
-    clientHeadersForProvider(ctx.req.headers),
-    upstream,
-    service.forwardHeaders,
-  );
-  // Secret custom headers of the managed credentials win over the client's.
-  if (managed) Object.assign(headers, managed.setHeaders);
+  const headers = providerCallHeaders(ctx, target, upstream);
   if (ctx.usageInjected && body) headers['content-length'] = String(body.length);
   ctx.result = await forward(res, {
     method: ctx.method,
@@ -78,7 +73,7 @@ async function callTranslated(
   res: ServerResponse,
 ): Promise<void> {
   const service = ctx.service as ServiceHeaders;
-  const { provider, managed } = target;
+  const { provider } = target;
   const base = target.base;
   const sent = translation.request;
   const upstream = await provider.buildTarget({
@@ -92,12 +87,7 @@ async function callTranslated(
     body: sent.body,
     json: sent.routeJson,
   });
-  const headers = upstreamHeaders(
-    clientHeadersForProvider(ctx.req.headers),
-    upstream,
-    service.forwardHeaders,
-  );
-  if (managed) Object.assign(headers, managed.setHeaders);
+  const headers = providerCallHeaders(ctx, target, upstream);
   headers['content-type'] = 'application/json';
   headers['content-length'] = String(sent.body.length);
   // The answer is read to be translated: it must come unencoded.
@@ -116,6 +106,25 @@ async function callTranslated(
     filterAllStatuses: true,
     responseFilter: (answerHeaders, status) => teeTo(translation.response(status, answerHeaders), sink),
   });
+}
+
+/**
+ * The headers of a plain target's call: the client's, as the provider takes them (its own auth from
+ * `upstream`, what it removes unless forwarded), then the managed credentials' secret custom headers,
+ * which win over the client's.
+ */
+export function providerCallHeaders(
+  ctx: RequestContext,
+  target: PlainTarget,
+  upstream: UpstreamTarget,
+): OutgoingHttpHeaders {
+  const headers = upstreamHeaders(
+    clientHeadersForProvider(ctx.req.headers),
+    upstream,
+    (ctx.service as ServiceHeaders).forwardHeaders,
+  );
+  if (target.managed) Object.assign(headers, target.managed.setHeaders);
+  return headers;
 }
 
 /** The admission's headers, then the trace id and provider (added in place: a spread was slower). */

@@ -16,14 +16,10 @@ import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import WebSocket from 'ws';
 import {
-  apiKey,
   type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
+  managedTenant,
   startControlPlaneGateway,
   startTenantGateway,
-  workspace,
 } from '../../test/control-plane-entities.js';
 import { makeLimits, ratePolicy, usagePolicy } from '../limits/limits.test-support.js';
 
@@ -173,23 +169,17 @@ describe('realtime sessions in the pipeline', () => {
 
 describe('realtime sessions under an allow-list', () => {
   test("a session's model (the `model` query parameter) must be in the provider's allowed_models", async () => {
-    const org = randomUUID();
-    const ws = randomUUID();
     const key = `aigw_${randomUUID()}`;
-    const int = randomUUID();
     gw = await startControlPlaneGateway([]);
     const current = gw;
-    gw.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${gw.mock.url}/v1` },
+    gw.use(
+      managedTenant(gw, {
+        org: randomUUID(),
+        ws: randomUUID(),
+        key,
         allowedModels: ['gpt-4o-mini-realtime'],
       }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-    ]);
+    );
     const session = (model: string) =>
       new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=${model}`, {
         headers: { 'x-service-api-key': key, 'x-service-provider': '@openai-prod' },
@@ -206,23 +196,11 @@ describe('realtime sessions under an allow-list', () => {
 
 describe('realtime sessions and a credential withdrawn', () => {
   test('a session whose API key is disabled ends at its next turn, as a new request would be refused', async () => {
-    const org = randomUUID();
-    const ws = randomUUID();
-    const key = `aigw_${randomUUID()}`;
-    const keyId = randomUUID();
-    const int = randomUUID();
+    const ids = { org: randomUUID(), ws: randomUUID(), key: `aigw_${randomUUID()}` };
+    const key = ids.key;
     gw = await startControlPlaneGateway([]);
     const current = gw;
-    const tenant = (status: EntityStatus) => [
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws, { id: keyId, status }),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${current.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-    ];
+    const tenant = (status: EntityStatus) => managedTenant(current, { ...ids, keyFields: { status } });
     gw.use(tenant(EntityStatus.ACTIVE));
     const session = new WebSocket(`ws://127.0.0.1:${current.port}/v1/realtime?model=gpt-4o-realtime`, {
       headers: {

@@ -11,14 +11,9 @@ import { type Entity, EntityKind, EntityStatus, UsageLimitType } from '@aigw/pro
 import { test } from '@aigw/testkit';
 import { afterEach, describe, expect } from 'vitest';
 import {
-  apiKey,
   type ControlPlaneGateway,
-  integration,
   managedTenant,
-  organisation,
-  provider,
   startControlPlaneGateway,
-  workspace,
 } from '../../test/control-plane-entities.js';
 import { gpt4oPrice, makeLimits, usagePolicy } from '../limits/limits.test-support.js';
 
@@ -129,17 +124,12 @@ describe('retrievals and usage', () => {
     const host = await startUpstream();
     const org = randomUUID();
     const ws = randomUUID();
-    const int = randomUUID();
     const key = `aigw_${randomUUID()}`;
     gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
     // A second replica on the same Redis.
     const replica = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
     const tenant = [
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, { credentials: { api_key: 'sk-managed' }, options: { custom_host: host } }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      ...managedTenant(gw, { org, ws, key, host }),
       gpt4oPrice(),
       {
         ...usagePolicy({
@@ -217,16 +207,10 @@ describe('retrievals through a config', () => {
   test("a config target's own limits and the request's event share the one claim", async ({ redis }) => {
     const host = await startUpstream();
     const org = randomUUID();
-    const ws = randomUUID();
-    const int = randomUUID();
     const key = `aigw_${randomUUID()}`;
     gw = await startControlPlaneGateway([], {}, {}, makeLimits(redis.client).limits, redis.client);
     gw.use([
-      organisation(org),
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, { credentials: { api_key: 'sk-managed' }, options: { custom_host: host } }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
+      ...managedTenant(gw, { org, ws: randomUUID(), key, host }),
       gpt4oPrice(),
       // A provider policy is decided per call of a config target (limits.md "Config targets").
       {

@@ -2,16 +2,11 @@
 // the same request to the same provider URL never share an entry, so one tenant's answer can never
 // be read back by another. Within a workspace, the same request is a hit.
 import { randomUUID } from 'node:crypto';
-import type { Entity } from '@aigw/proto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
-  apiKey,
   type ControlPlaneGateway,
-  integration,
-  organisation,
-  provider,
+  managedTenant,
   startControlPlaneGateway,
-  workspace,
 } from '../../test/control-plane-entities.js';
 
 let gw: ControlPlaneGateway;
@@ -19,26 +14,13 @@ const tenants: { key: string }[] = [];
 
 beforeAll(async () => {
   gw = await startControlPlaneGateway([]);
-  const entities: Entity[] = [];
   const orgA = randomUUID();
-  const orgB = randomUUID();
   // Workspaces 1 and 2 in one organisation, 3 in another; every provider points at the same mock.
-  for (const org of [orgA, orgA, orgB]) {
-    const ws = randomUUID();
-    const key = `aigw_${randomUUID()}`;
-    const int = randomUUID();
-    if (!entities.some((e) => e.id === org)) entities.push(organisation(org));
-    entities.push(
-      workspace(ws, org),
-      apiKey(key, org, ws),
-      integration(int, org, {
-        credentials: { api_key: 'sk-managed' },
-        options: { custom_host: `${gw.mock.url}/v1` },
-      }),
-      provider(randomUUID(), org, ws, 'openai-prod', { integrationId: int }),
-    );
-    tenants.push({ key });
-  }
+  const entities = [orgA, orgA, randomUUID()].flatMap((org) => {
+    const tenant = { org, ws: randomUUID(), key: `aigw_${randomUUID()}` };
+    tenants.push(tenant);
+    return managedTenant(gw, tenant);
+  });
   gw.use(entities);
 });
 
