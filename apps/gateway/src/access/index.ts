@@ -28,6 +28,7 @@ export {
   modelCalled,
   needsModel,
   resolveManaged,
+  servedModel,
 } from './managed-provider.js';
 export {
   type AccessDeps,

@@ -283,19 +283,8 @@ export function batchCreation(method: string, path: string): 'input_file' | 'req
  * model.
  */
 export function assertNamedModelAllowed(target: ManagedTarget, model: string, param: string): void {
-  if (target.provider.id !== 'azure-openai') {
-    assertModelAllowed(target, model, param);
-    return;
-  }
-  const deployment = target.options.deployments.find((d) => d.deploymentId === model);
-  if (!deployment && target.allowedModels.length > 0) {
-    throw gatewayError(
-      'model_not_allowed',
-      `deployment "${model.slice(0, 64)}" is not one of ${target.ref.slug}'s deployments, and ${target.ref.slug} allows only some models (its allowed_models)`,
-      { param },
-    );
-  }
-  if (deployment) assertModelAllowed(target, deployment.model, param);
+  if (target.provider.id === 'azure-openai') assertDeploymentIdAllowed(target, model, param);
+  else assertModelAllowed(target, model, param);
 }
 
 /**
@@ -310,9 +299,13 @@ export function assertDeploymentAllowed(
   cloud: CloudOptions,
   param: string,
 ): void {
-  if (target.allowedModels.length === 0) return;
   const id = azureDeploymentId(target, path, cloud);
-  if (id === undefined) return;
+  if (id !== undefined) assertDeploymentIdAllowed(target, id, param);
+}
+
+/** With an allow-list, the deployment must be one the provider lists, serving an allowed model. */
+function assertDeploymentIdAllowed(target: ManagedTarget, id: string, param: string): void {
+  if (target.allowedModels.length === 0) return;
   const deployment = target.options.deployments.find((d) => d.deploymentId === id);
   if (!deployment) {
     throw gatewayError(
@@ -335,8 +328,12 @@ export function deploymentModel(
   cloud: CloudOptions,
 ): string | undefined {
   const id = azureDeploymentId(target, path, cloud);
-  if (id === undefined) return undefined;
-  return target.options.deployments.find((d) => d.deploymentId === id)?.model || undefined;
+  return id === undefined ? undefined : servedModel(target, id);
+}
+
+/** The model a deployment the provider lists serves (undefined for one it does not list). */
+export function servedModel(target: ManagedTarget, deploymentId: string): string | undefined {
+  return target.options.deployments.find((d) => d.deploymentId === deploymentId)?.model || undefined;
 }
 
 function azureDeploymentId(target: ManagedTarget, path: string, cloud: CloudOptions): string | undefined {

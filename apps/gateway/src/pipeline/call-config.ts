@@ -28,8 +28,9 @@ export async function callConfig(
     cacheScope: ctx.access?.identity.workspace.id,
     metadata: ctx.facts.metadata,
     preread: { body: ctx.body ?? Buffer.alloc(0), json: ctx.json },
-    // The targets' own limits charge what the request's settle charges: one claim for both.
-    claimUsage: (facts) => claimedFacts(ctx, claims, facts),
+    // The targets' own limits (control-plane mode) charge what the request's settle charges: one
+    // claim for both.
+    claimUsage: ctx.access && ((facts) => claimedFacts(ctx, claims, facts)),
   });
   const { facts } = ctx;
   facts.provider = served.provider;

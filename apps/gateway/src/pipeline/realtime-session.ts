@@ -16,6 +16,7 @@ import {
   limitSubject,
   type ManagedTarget,
   type RequestAccess,
+  servedModel,
 } from '../access/index.js';
 import { asGatewayError, gatewayError, writeErrorToSocket } from '../errors.js';
 import type { ActualUsage, Limits } from '../limits/index.js';
@@ -67,7 +68,7 @@ export function readRealtimeModel(ctx: RequestContext, managed: ManagedTarget | 
     );
   }
   assertNamedModelAllowed(managed, named, azure ? 'deployment' : 'model');
-  const served = azure && managed.options.deployments.find((d) => d.deploymentId === named)?.model;
+  const served = azure && servedModel(managed, named);
   if (served) ctx.model = served;
 }
 
