@@ -207,12 +207,12 @@ export function jsonFacts(body: unknown, format: WireFormat = anyFormat): Answer
 
 /**
  * `jsonFacts` of a retrieval's answer (GET, HEAD, DELETE): its usage only when no creation reported
- * it before (`usageOnRetrieval`: a batch, a background Response); the model it names either way.
+ * it before and it can be charged once (`chargedOnce`: a batch, a background Response, by id); the
+ * model it names either way.
  */
 export function retrievalFacts(body: unknown): AnswerFacts {
   const facts = jsonFacts(body);
-  const o = obj(body);
-  return o && usageOnRetrieval(o) ? facts : { usage: undefined, model: facts.model };
+  return facts.chargedOnce !== undefined ? facts : { usage: undefined, model: facts.model };
 }
 
 /** Answer text of a parsed JSON answer (an array: its chunks' text, concatenated). */
